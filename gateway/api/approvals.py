@@ -1,0 +1,85 @@
+"""Human approvals (SPEC §2.5). Only the admin key resolves them: an agent can never approve itself."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+
+from gateway.api.deps import Admin, Caller, State
+from gateway.errors import BadRequest
+from gateway.models import RUN_ID_PATTERN, Resolution
+from gateway.store import approvals, runs
+from hook import contract as c
+
+router = APIRouter(prefix=f"{c.API_PREFIX}/approvals", tags=["approvals"])
+Status = Literal["pending", "approved", "rejected", "expired", "used"]
+ApprovalId = Annotated[str, Query(max_length=300)]
+
+
+@router.get("")
+async def list_approvals(
+    st: State,
+    who: Caller,
+    run: Annotated[str | None, Query(pattern=RUN_ID_PATTERN)] = None,
+    status: Status | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> dict[str, Any]:
+    if not who.is_admin:
+        if run is None:
+            run = who.run_id
+        who.require_run(run or "")
+    run_ids = [run] if run else await runs.list_runs(st.backend)
+    out: list[dict[str, Any]] = []
+    for rid in run_ids:
+        out.extend(await approvals.list_for_run(st.backend, rid, status, limit - len(out)))
+        if len(out) >= limit:
+            break
+    return {"approvals": out}
+
+
+@router.get("/{approval_id}")
+async def get_approval(approval_id: str, st: State, who: Caller) -> dict[str, Any]:
+    who.require_run(approvals.run_of(approval_id))
+    return await approvals.get(st.backend, approval_id)
+
+
+@router.get("/{approval_id}/wait")
+async def wait_approval(
+    approval_id: str,
+    st: State,
+    who: Caller,
+    timeout_s: Annotated[float, Query(ge=0, le=300)] = 30.0,
+) -> dict[str, Any]:
+    """Long poll: answer as soon as the approval leaves ``pending``, or at the timeout."""
+    import time
+
+    who.require_run(approvals.run_of(approval_id))
+    deadline = time.monotonic() + timeout_s
+    while True:
+        view = await approvals.get(st.backend, approval_id)
+        remaining = deadline - time.monotonic()
+        if view["status"] != c.APPROVAL_PENDING or remaining <= 0:
+            return view
+        await st.notifier.wait(approval_id, remaining)
+
+
+async def _resolve(st: State, who: Any, approval_id: str, body: Resolution | None, approve: bool) -> dict[str, Any]:
+    body = body or Resolution()
+    reason = body.reason or ""
+    by = body.by or who.name
+    if not approve and not reason.strip():
+        reason = "rejected"
+    if len(by) > 256:
+        raise BadRequest("by: too long")
+    return await approvals.resolve(st.backend, approval_id, approve=approve, by=by, reason=reason)
+
+
+@router.post("/{approval_id}/approve")
+async def approve(approval_id: str, st: State, who: Admin, body: Resolution | None = None) -> dict[str, Any]:
+    return await _resolve(st, who, approval_id, body, approve=True)
+
+
+@router.post("/{approval_id}/reject")
+async def reject(approval_id: str, st: State, who: Admin, body: Resolution | None = None) -> dict[str, Any]:
+    return await _resolve(st, who, approval_id, body, approve=False)

@@ -1,0 +1,37 @@
+"""Health and Prometheus metrics; no key needed (the server binds to loopback by default)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Response
+from fastapi.responses import JSONResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from gateway.api.deps import State
+from hook import contract as c
+
+router = APIRouter(tags=["health"])
+
+
+@router.get(f"{c.API_PREFIX}/health")
+async def health(st: State) -> Response:
+    body: dict[str, Any] = {
+        "status": "ok",
+        "store": "embedded" if st.embedded else "redis",
+        "rules": {"version": st.policy.global_pack.version, "count": len(st.policy.global_pack.rules),
+                  "source": st.policy.global_source},
+    }
+    try:
+        await asyncio.wait_for(st.backend.redis.ping(), timeout=st.settings.redis_timeout_s)
+    except Exception as e:  # any failure to reach the store is "unavailable", never a 500
+        st.metrics.store_errors.inc()
+        body.update(status="unavailable", error={"code": "store_unavailable", "message": type(e).__name__})
+        return JSONResponse(body, status_code=503)
+    return JSONResponse(body)
+
+
+@router.get("/metrics")
+async def metrics(st: State) -> Response:
+    return Response(generate_latest(st.metrics.registry), media_type=CONTENT_TYPE_LATEST)

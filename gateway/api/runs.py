@@ -1,0 +1,122 @@
+"""Runs, their stats, cancel, audit and completion events (SPEC §2.5)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+
+from gateway.api.deps import Admin, Caller, State
+from gateway.auth import hash_key, new_key
+from gateway.errors import BadRequest
+from gateway.models import RUN_ID_PATTERN, ActionType, EventIn, Outcome, RunCreate, RunCreated
+from gateway.rules import RuleError
+from gateway.rules.loader import load_text
+from gateway.store import audit, runs
+from hook import contract as c
+
+router = APIRouter(prefix=f"{c.API_PREFIX}/runs", tags=["runs"])
+RunPath = Annotated[str, Query(pattern=RUN_ID_PATTERN)]
+
+
+def _rules_items(rules: str | list[dict[str, Any]] | None, source: str) -> tuple[list[dict[str, Any]], str]:
+    """Validate per-run rules (YAML text or a list) and return (items, version)."""
+    if rules is None:
+        return [], "0"
+    try:
+        if isinstance(rules, str):
+            import yaml
+
+            doc = yaml.safe_load(rules) if rules.strip() else []
+            items = doc.get("rules", []) if isinstance(doc, dict) else doc
+            pack = load_text(rules, source)
+        else:
+            items = rules
+            from gateway.rules import load_rules
+
+            pack = load_rules(items, source)
+    except RuleError as e:
+        raise BadRequest("rules: " + "; ".join(e.errors)) from None
+    return (items if pack.rules else []), pack.version
+
+
+@router.post("", response_model=RunCreated, status_code=201)
+async def create_run(body: RunCreate, st: State, _: Admin) -> RunCreated:
+    """Create a run; the answer carries its agent key, shown only this once."""
+    items, version = _rules_items(body.rules, f"run:{body.run_id}")
+    key = new_key("acteon_agent")
+    await runs.create(
+        st.backend, body.run_id, agent_key_hash=hash_key(key),
+        quota=body.quota.model_dump() if body.quota else None, rules=items or None, rules_version=version,
+    )
+    return RunCreated(run_id=body.run_id, agent_key=key)
+
+
+@router.get("")
+async def list_runs(st: State, _: Admin) -> dict[str, Any]:
+    return {"runs": await runs.list_runs(st.backend)}
+
+
+@router.get("/{run_id}")
+async def get_run(run_id: str, st: State, _: Admin) -> dict[str, Any]:
+    return await runs.get(st.backend, run_id)
+
+
+@router.get("/{run_id}/stats")
+async def get_stats(run_id: str, st: State, _: Admin) -> dict[str, Any]:
+    return {"run_id": run_id, **(await runs.stats(st.backend, run_id))}
+
+
+@router.post("/{run_id}/cancel")
+async def cancel_run(run_id: str, st: State, _: Admin) -> dict[str, Any]:
+    """Every later dispatch for this run answers ``cancelled``."""
+    await runs.cancel(st.backend, run_id)
+    return await runs.get(st.backend, run_id)
+
+
+@router.get("/{run_id}/audit")
+async def get_audit(
+    run_id: str,
+    st: State,
+    _: Admin,
+    agent: Annotated[str | None, Query(max_length=256)] = None,
+    outcome: Outcome | None = None,
+    rule: Annotated[str | None, Query(max_length=100)] = None,
+    action_type: ActionType | None = None,
+    since: Annotated[int | None, Query(ge=0, description="only records at or after this time (ms)")] = None,
+    cursor: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> dict[str, Any]:
+    """Audit records, oldest first. Pass ``next_cursor`` back as ``cursor`` for the next page."""
+    await runs.get(st.backend, run_id)
+    filters = {k: v for k, v in
+               (("agent_id", agent), ("outcome", outcome), ("rule", rule), ("action_type", action_type)) if v}
+    records, nxt = await audit.query(st.backend, run_id, filters=filters, since_ms=since, cursor=cursor, limit=limit)
+    return {"run_id": run_id, "records": records, "next_cursor": nxt}
+
+
+@router.post("/{run_id}/events", status_code=202)
+async def post_event(run_id: str, body: EventIn, st: State, who: Caller) -> dict[str, Any]:
+    """A tool completed (PostToolUse / AfterTool): duration, success, size."""
+    who.require_run(run_id)
+    await runs.get(st.backend, run_id)
+    event_id = await audit.append_event(st.backend, run_id, body.model_dump())
+    return {"accepted": True, "event_id": event_id}
+
+
+@router.get("/{run_id}/rules")
+async def get_run_rules(run_id: str, st: State, _: Admin) -> dict[str, Any]:
+    version, items = await runs.get_run_rules(st.backend, run_id)
+    return {"run_id": run_id, "version": version, "rules": items}
+
+
+@router.put("/{run_id}/rules")
+async def put_run_rules(run_id: str, body: dict[str, Any], st: State, _: Admin) -> dict[str, Any]:
+    """Replace the run's own rules (``{"yaml": ...}`` or ``{"rules": [...]}``); invalid → 422, nothing changes."""
+    raw: Literal[""] | str | list[dict[str, Any]] | None = body.get("yaml") if "yaml" in body else body.get("rules")
+    if set(body) - {"yaml", "rules"} or not isinstance(raw, str | list):
+        raise BadRequest("body: expected {\"yaml\": \"...\"} or {\"rules\": [...]}")
+    items, version = _rules_items(raw, f"run:{run_id}")
+    await runs.put_run_rules(st.backend, run_id, items, version)
+    await st.policy.reload_run(run_id)
+    return {"run_id": run_id, "version": version if items else "0", "rules": len(items)}

@@ -1,0 +1,179 @@
+"""The app factory: ``create_app()`` builds one gateway process (SPEC §2).
+
+The orchestrator may start a gateway in-process through this factory only (SPEC §1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from redis.asyncio.client import Redis
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gateway.api import approvals, dispatch, health, rules, runs
+from gateway.auth import Authenticator, ensure_admin_key
+from gateway.config import Settings
+from gateway.dispatch import Dispatcher
+from gateway.errors import GatewayError, StoreUnavailable
+from gateway.metrics import Metrics
+from gateway.notify import Notifier
+from gateway.policy import Policy
+from gateway.state import GatewayState
+from gateway.store import runs as run_store
+from gateway.store.backend import Backend, Clock, connect
+from hook import contract as c
+
+log = logging.getLogger("acteon.gateway")
+VERSION_CHECK_S = 2.0
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({c.ERROR_KEY: {"code": code, "message": message}}, status_code=status)
+
+
+class BodyLimit:
+    """Refuse request bodies over ``limit`` bytes with 413, counting streamed bodies too."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length" and (not value.isdigit() or int(value) > self.limit):
+                await _error(413, "too_large", f"request body over {self.limit} bytes")(scope, receive, send)
+                return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge
+            return msg
+
+        try:
+            await self.app(scope, limited, send)
+        except _TooLarge:
+            await _error(413, "too_large", f"request body over {self.limit} bytes")(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return 400, "body: malformed JSON"
+    parts = []
+    for e in errors[:5]:
+        loc = [str(x) for x in e.get("loc", ()) if x not in ("body",)]
+        where = ".".join(loc) or "body"
+        parts.append(f"{where}: {e.get('msg', 'invalid')}")
+    return 422, "; ".join(parts)
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    clock: Clock | None = None,
+    redis: Redis | None = None,
+) -> FastAPI:
+    """Build a gateway. ``clock`` (ms) replaces Redis TIME — for tests only; ``redis`` injects a client."""
+    settings = settings or Settings.from_env()
+    embedded = not settings.redis_url
+    backend = Backend(redis if redis is not None else connect(settings.redis_url, timeout_s=settings.redis_timeout_s),
+                      clock=clock)
+    admin_key_file: Path | None = None
+    admin_key = settings.admin_key
+    if not admin_key:
+        admin_key, admin_key_file = ensure_admin_key(settings.state_dir)
+    policy = Policy(backend, settings.rules_dir)
+    metrics = Metrics()
+    secret_paths = tuple(str(p.resolve()) for p in (settings.state_dir,))
+    state = GatewayState(
+        settings=settings, backend=backend, policy=policy, auth=Authenticator(backend, admin_key),
+        dispatcher=Dispatcher(backend, policy, metrics, settings.home, secret_paths),
+        metrics=metrics, notifier=Notifier(backend, policy.refresh_global),
+        embedded=embedded, admin_key_file=admin_key_file,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        try:
+            await run_store.create(backend, c.DEFAULT_RUN_ID, agent_key_hash="", quota=None, rules=None,
+                                   rules_version="0", exist_ok=True)
+            await policy.refresh_global()
+        except StoreUnavailable as e:  # start anyway; health says so and decisions resume later
+            log.warning("state store unavailable at start-up: %s", e)
+        state.notifier.start()
+        checker = asyncio.create_task(_version_checks(policy))
+        try:
+            yield
+        finally:
+            checker.cancel()
+            await state.notifier.stop()
+            with contextlib.suppress(Exception):
+                await backend.redis.aclose()
+
+    app = FastAPI(
+        title="acteon-swarm gateway",
+        version="0.1.0",
+        description="Every agent tool call is sent here before it runs; rules decide.",
+        lifespan=lifespan,
+    )
+    app.state.gateway = state
+    for r in (dispatch.router, runs.router, rules.router, approvals.router, health.router):
+        app.include_router(r)
+
+    @app.exception_handler(GatewayError)
+    async def _gateway_error(_r: Request, exc: GatewayError) -> JSONResponse:
+        if isinstance(exc, StoreUnavailable):
+            metrics.store_errors.inc()
+            return _error(exc.status, exc.code, "state store unavailable; try again")
+        return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_r: Request, exc: RequestValidationError) -> JSONResponse:
+        status, message = _validation_message(exc)
+        return _error(status, "malformed_json" if status == 400 else "invalid_request", message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_r: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return _error(exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_r: Request, exc: Exception) -> JSONResponse:
+        log.error("unexpected error: %s: %s", type(exc).__name__, exc)
+        return _error(500, "internal", "internal error")
+
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    return app
+
+
+async def _version_checks(policy: Policy) -> None:
+    """Safety net for lost pub/sub messages: compare the global rules version now and then."""
+    while True:
+        await asyncio.sleep(VERSION_CHECK_S)
+        with contextlib.suppress(Exception):
+            await policy.check_global_version()
+
+
+def app_from_env() -> Any:
+    """Factory for ``uvicorn --factory gateway.app:app_from_env``."""
+    return create_app()

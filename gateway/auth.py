@@ -1,0 +1,92 @@
+"""Bearer-key authentication.
+
+Keys are stored and compared as SHA-256 digests, in constant time. The admin key comes from
+``ACTEON_ADMIN_KEY`` (or, in embedded mode, a generated file readable only by its owner); agent keys
+are minted per run and may act only for that run. Agent keys are cached per process after the first
+lookup so that a dispatch stays one Redis round trip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from gateway.errors import Forbidden, Unauthorized
+from gateway.store import runs
+from gateway.store.backend import Backend
+
+ADMIN_KEY_FILE = "admin.key"
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    kind: str  # "admin" | "agent"
+    run_id: str | None = None
+    name: str = "admin"
+
+    @property
+    def is_admin(self) -> bool:
+        return self.kind == "admin"
+
+    def require_admin(self) -> None:
+        if not self.is_admin:
+            raise Forbidden("this needs the admin key; an agent key cannot do it")
+
+    def require_run(self, run_id: str) -> None:
+        if not self.is_admin and self.run_id != run_id:
+            raise Forbidden(f"this key is not valid for run '{run_id}'")
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def new_key(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_urlsafe(32)}"
+
+
+def ensure_admin_key(state_dir: Path) -> tuple[str, Path]:
+    """Read or create the embedded-mode admin key file (mode 0600 in a 0700 directory)."""
+    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = state_dir / ADMIN_KEY_FILE
+    if path.exists():
+        return path.read_text(encoding="utf-8").strip(), path
+    key = new_key("acteon_admin")
+    # O_EXCL + 0600 from the start: the key is never readable by others, not even briefly.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(key + "\n")
+    return key, path
+
+
+class Authenticator:
+    def __init__(self, backend: Backend, admin_key: str) -> None:
+        if not admin_key:
+            raise ValueError("an admin key is required")
+        self._backend = backend
+        self._admin_digest = bytes.fromhex(hash_key(admin_key))
+        self._agents: dict[str, str] = {}  # key digest -> run id
+
+    async def principal(self, authorization: str | None) -> Principal:
+        if not authorization:
+            raise Unauthorized("missing Authorization: Bearer <key>")
+        scheme, _, key = authorization.partition(" ")
+        key = key.strip()
+        if scheme.lower() != "bearer" or not key or len(key) > 512:
+            raise Unauthorized("expected Authorization: Bearer <key>")
+        digest = hash_key(key)
+        if hmac.compare_digest(bytes.fromhex(digest), self._admin_digest):
+            return Principal("admin")
+        run_id = self._agents.get(digest)
+        if run_id is None:
+            run_id = await runs.run_for_agent_key(self._backend, digest)
+            if run_id is None:
+                raise Unauthorized("unknown key")
+            if len(self._agents) > 100_000:
+                self._agents.clear()
+            self._agents[digest] = run_id
+        return Principal("agent", run_id, name=f"agent-key:{run_id}")

@@ -1,0 +1,61 @@
+"""``acteon-gateway``: run the gateway server (also ``acteon-swarm gateway serve``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from hook import contract as c
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="acteon-gateway",
+        description="Run the acteon-swarm policy gateway. Every agent tool call is sent here before it runs.",
+        epilog=f"Environment: {c.ENV_REDIS_URL} (unset = embedded in-process store), {c.ENV_ADMIN_KEY}, "
+        f"{c.ENV_RULES_DIR}, {c.ENV_STATE_DIR}.",
+    )
+    p.add_argument("--host", default=c.DEFAULT_HOST, help="address to bind (default %(default)s, loopback)")
+    p.add_argument("--port", type=int, default=c.DEFAULT_PORT, help="port (default %(default)s)")
+    p.add_argument("--rules", type=Path, default=None, help="rules directory (default: the bundled rules/)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (needs ACTEON_REDIS_URL when > 1)")
+    p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.rules is not None:
+        if not args.rules.is_dir():
+            print(f"acteon-gateway: --rules {args.rules}: not a directory", file=sys.stderr)
+            return 2
+        os.environ[c.ENV_RULES_DIR] = str(args.rules.resolve())
+    if args.workers > 1 and not os.environ.get(c.ENV_REDIS_URL):
+        print("acteon-gateway: --workers > 1 needs ACTEON_REDIS_URL (the embedded store is per process)",
+              file=sys.stderr)
+        return 2
+    # Fail fast on a bad pack or unusable settings, before uvicorn forks workers.
+    from gateway.config import Settings
+    from gateway.rules import RuleError, load_dir
+
+    settings = Settings.from_env()
+    try:
+        load_dir(settings.rules_dir)
+    except RuleError as e:
+        print("acteon-gateway: the rule pack does not load:", file=sys.stderr)
+        for err in e.errors:
+            print(f"  {err}", file=sys.stderr)
+        return 2
+    import uvicorn
+
+    uvicorn.run(
+        "gateway.app:app_from_env", factory=True, host=args.host, port=args.port,
+        workers=args.workers, log_level=args.log_level, access_log=False,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,43 @@
+"""Gateway settings, read from the environment (SPEC §1) and overridable by the server's flags."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gateway.paths import default_home
+from hook import contract as c
+
+
+def bundled_rules_dir() -> Path:
+    """The repository's ``rules/`` (next to the packages) or, when installed, the shared data copy."""
+    here = Path(__file__).resolve().parent.parent / "rules"
+    if here.is_dir():
+        return here
+    import sys
+
+    return Path(sys.prefix) / "share" / "acteon-swarm" / "rules"
+
+
+@dataclass
+class Settings:
+    redis_url: str | None = None
+    rules_dir: Path = field(default_factory=bundled_rules_dir)
+    state_dir: Path = field(default_factory=lambda: Path(c.DEFAULT_STATE_DIR))
+    admin_key: str | None = None
+    home: str = field(default_factory=default_home)
+    redis_timeout_s: float = 1.0
+    max_body_bytes: int = 1_048_576
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        e = os.environ if env is None else env
+        s = cls()
+        s.redis_url = e.get(c.ENV_REDIS_URL) or None
+        if e.get(c.ENV_RULES_DIR):
+            s.rules_dir = Path(e[c.ENV_RULES_DIR])
+        if e.get(c.ENV_STATE_DIR):
+            s.state_dir = Path(e[c.ENV_STATE_DIR])
+        s.admin_key = e.get(c.ENV_ADMIN_KEY) or None
+        return s

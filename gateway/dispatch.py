@@ -1,0 +1,93 @@
+"""The dispatch pipeline: normalize → evaluate the rules → one atomic decision in Redis."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.errors import NotFound
+from gateway.metrics import Metrics
+from gateway.models import DispatchRequest, DispatchResponse
+from gateway.normalize import normalize
+from gateway.policy import Policy
+from gateway.rules.engine import evaluate, rewrite_input
+from gateway.store import approvals
+from gateway.store.backend import Backend
+from gateway.store.decisions import StaleRules, UnknownRun, decide
+from hook import contract as c
+
+
+@dataclass
+class Dispatcher:
+    backend: Backend
+    policy: Policy
+    metrics: Metrics
+    home: str
+    secret_paths: tuple[str, ...] = ()
+
+    async def dispatch(self, req: DispatchRequest, *, dry_run: bool) -> DispatchResponse:
+        started = time.perf_counter()
+        call = normalize(
+            run_id=req.run_id, agent_id=req.agent_id, role=req.role, provider=req.provider,
+            tool=req.tool, input=req.input, cwd=req.cwd, home=self.home,
+            secret_paths=self.secret_paths, mcp_server=req.mcp_server,
+        )
+        action_id = "act-" + secrets.token_hex(10)
+        approval_id = approvals.new_id(secrets.token_hex(8), req.run_id)
+        for _attempt in range(3):
+            pack = self.policy.pack_for(req.run_id)
+            evaluation = evaluate(pack, call)
+            audit = self._audit_fields(req, call.action_type, call.target, action_id, started)
+            try:
+                decision = await decide(
+                    self.backend, call=call, evaluation=evaluation, action_id=action_id,
+                    approval_id=approval_id, rules_version=self.policy.cached_run_version(req.run_id),
+                    dry_run=dry_run, audit=audit,
+                )
+                break
+            except StaleRules:
+                await self.policy.reload_run(req.run_id)
+                self.metrics.rule_reloads.labels("run").inc()
+            except UnknownRun:
+                raise NotFound(f"run '{req.run_id}' not found") from None
+        else:  # pragma: no cover - only if rules change three times within one call
+            raise NotFound(f"run '{req.run_id}' rules keep changing; try again")
+
+        updated: dict[str, Any] | None = None
+        if decision.outcome == c.REROUTED and evaluation.terminal is not None:
+            updated = rewrite_input(evaluation.terminal, req.input)
+        reason = decision.reason
+        if decision.retry_after_ms is not None:
+            reason = f"{reason} (retry in {decision.retry_after_ms / 1000:.1f}s)"
+        elif decision.outcome == c.PENDING_APPROVAL:
+            reason = f"waiting for human approval ({decision.approval_id or 'dry run'}): {reason}"
+        if not dry_run:
+            self.metrics.decisions.labels(decision.outcome, call.action_type).inc()
+            self.metrics.decision_seconds.observe(time.perf_counter() - started)
+        return DispatchResponse(
+            action_id=action_id,
+            allowed=decision.outcome in c.ALLOWED_OUTCOMES,
+            outcome=decision.outcome,  # type: ignore[arg-type]
+            action_type=call.action_type,
+            target=call.target,
+            rule=decision.rule,
+            reason=reason,
+            retry_after_ms=decision.retry_after_ms,
+            approval_id=decision.approval_id,
+            updated_input=updated,
+            dry_run=dry_run,
+        )
+
+    @staticmethod
+    def _audit_fields(req: DispatchRequest, action_type: str, target: str, action_id: str, started: float) -> dict[str, str]:
+        return {
+            "action_id": action_id, "run_id": req.run_id, "agent_id": req.agent_id,
+            "role": req.role or "", "provider": req.provider, "tool": req.tool,
+            "action_type": action_type, "target": target,
+            "session_id": req.session_id or "", "cwd": req.cwd or "",
+            "tool_use_id": req.tool_use_id or "", "agent_type": req.agent_type or "",
+            # Gateway-side time until the decision script ran (the script itself is the rest).
+            "latency_us": str(int((time.perf_counter() - started) * 1_000_000)),
+        }

@@ -1,0 +1,29 @@
+"""Prometheus metrics, one registry per app so several apps (tests, workers) never collide."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+
+@dataclass
+class Metrics:
+    registry: CollectorRegistry = field(default_factory=CollectorRegistry)
+
+    def __post_init__(self) -> None:
+        self.decisions = Counter(
+            "acteon_decisions", "Dispatch decisions by outcome and action type",
+            ["outcome", "action_type"], registry=self.registry,
+        )
+        self.decision_seconds = Histogram(
+            "acteon_decision_seconds", "Time to decide one dispatch, Redis round trip included",
+            registry=self.registry,
+            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0),
+        )
+        self.store_errors = Counter(
+            "acteon_store_errors", "Requests answered 503 because Redis was unreachable", registry=self.registry,
+        )
+        self.rule_reloads = Counter(
+            "acteon_rule_reloads", "Rule packs (re)loaded, by scope", ["scope"], registry=self.registry,
+        )

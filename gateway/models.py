@@ -1,0 +1,108 @@
+"""Request and response bodies of the HTTP API (SPEC §2.1, §2.5), validated by pydantic.
+
+Limits are deliberately tight: every field a client sends ends up in Redis keys or audit records, so
+oversized or odd values are refused with a 422 naming the field rather than stored.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from hook import contract as c
+
+# Run ids become part of Redis keys inside a {hash tag}: no braces, no colons, no spaces.
+RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+RunId = Annotated[str, StringConstraints(pattern=RUN_ID_PATTERN)]
+Ident = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=r"^[^\x00-\x1f]+$")]
+ShortText = Annotated[str, StringConstraints(max_length=4096)]
+ActionType = Literal[
+    "execute_command", "write_file", "read_file", "list_files", "web_fetch",
+    "web_search", "spawn_agent", "mcp_call", "other",
+]
+Outcome = Literal[
+    "executed", "suppressed", "throttled", "deduplicated", "pending_approval",
+    "quota_exceeded", "rerouted", "cancelled",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+class DispatchRequest(BaseModel):
+    # Unknown extra fields from newer clients are ignored rather than refused: the hook forwards what
+    # the CLIs send, and a CLI upgrade must not turn every call into a deny.
+    model_config = ConfigDict(extra="ignore")
+
+    run_id: RunId
+    agent_id: Ident
+    role: Ident | None = None
+    provider: Ident
+    tool: Annotated[str, StringConstraints(min_length=1, max_length=256)]
+    input: dict[str, Any]
+    session_id: Ident | None = None
+    cwd: Annotated[str, StringConstraints(max_length=4096)] | None = None
+    tool_use_id: Ident | None = None
+    agent_type: Ident | None = None
+    mcp_server: Ident | None = None
+
+
+class DispatchResponse(BaseModel):
+    action_id: str
+    allowed: bool
+    outcome: Outcome
+    action_type: str
+    target: str
+    rule: str
+    reason: str
+    retry_after_ms: int | None = None
+    approval_id: str | None = None
+    updated_input: dict[str, Any] | None = None
+    dry_run: bool = False
+
+
+class QuotaSpec(_Strict):
+    max_actions: int = Field(ge=1, le=10_000_000)
+    window_s: float = Field(gt=0, le=366 * 24 * 3600)
+    overage: Literal["block", "warn"] = "block"
+
+
+class RunCreate(_Strict):
+    run_id: RunId
+    rules: Annotated[str, StringConstraints(max_length=1_000_000)] | list[dict[str, Any]] | None = None
+    quota: QuotaSpec | None = None
+
+
+class RunCreated(BaseModel):
+    run_id: str
+    agent_key: str
+
+
+class RulesPut(_Strict):
+    """A pack as YAML text (``yaml``) or as an already-parsed list of rules (``rules``)."""
+
+    yaml: Annotated[str, StringConstraints(max_length=1_000_000)] | None = None
+    rules: list[dict[str, Any]] | None = None
+
+
+class Resolution(_Strict):
+    reason: ShortText | None = None
+    by: Ident | None = None
+
+
+class EventIn(_Strict):
+    agent_id: Ident
+    tool: Annotated[str, StringConstraints(min_length=1, max_length=256)]
+    kind: Literal["tool_completed"] = "tool_completed"
+    success: bool
+    duration_ms: int | None = Field(default=None, ge=0, le=24 * 3600 * 1000)
+    size: int | None = Field(default=None, ge=0)
+    tool_use_id: Ident | None = None
+    session_id: Ident | None = None
+    action_id: Ident | None = None
+    error: ShortText | None = None
+
+
+OUTCOME_NAMES: tuple[str, ...] = c.OUTCOMES

@@ -1,0 +1,218 @@
+"""Map a raw ``(provider, tool, input)`` to the normalized call the rules see (SPEC §2.2).
+
+One place for both CLIs: Claude Code and Gemini CLI name the same operations differently, and Gemini
+sends paths relative to ``cwd`` and hides web_fetch URLs inside a prompt.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gateway import paths as P
+from gateway.secrets import is_secret_path
+from gateway.shell import analyze
+from hook import contract as c
+
+_TOOL_ACTIONS: dict[str, str] = {
+    # Claude Code
+    "Bash": c.EXECUTE_COMMAND,
+    "Write": c.WRITE_FILE,
+    "Edit": c.WRITE_FILE,
+    "MultiEdit": c.WRITE_FILE,
+    "NotebookEdit": c.WRITE_FILE,
+    "Read": c.READ_FILE,
+    "Glob": c.LIST_FILES,
+    "Grep": c.LIST_FILES,
+    "LS": c.LIST_FILES,
+    "WebFetch": c.WEB_FETCH,
+    "WebSearch": c.WEB_SEARCH,
+    "Agent": c.SPAWN_AGENT,
+    "Task": c.SPAWN_AGENT,
+    # Gemini CLI
+    "run_shell_command": c.EXECUTE_COMMAND,
+    "write_file": c.WRITE_FILE,
+    "replace": c.WRITE_FILE,
+    "read_file": c.READ_FILE,
+    "read_many_files": c.READ_FILE,
+    "glob": c.LIST_FILES,
+    "grep_search": c.LIST_FILES,
+    "search_file_content": c.LIST_FILES,
+    "list_directory": c.LIST_FILES,
+    "web_fetch": c.WEB_FETCH,
+    "google_web_search": c.WEB_SEARCH,
+    "invoke_agent": c.SPAWN_AGENT,
+}
+
+_URL = re.compile(r"""\b(?:https?|ftp)://[^\s<>"'`)\]}]+""", re.IGNORECASE)
+_MAX_TARGET = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A normalized tool call: everything a rule condition can look at."""
+
+    run_id: str
+    agent_id: str
+    role: str | None
+    provider: str
+    tool: str
+    action_type: str
+    target: str
+    input: Mapping[str, Any]
+    cwd: str | None = None
+    paths: tuple[str, ...] = ()
+    path_classes: tuple[str, ...] = ()
+    hosts: tuple[str, ...] = ()
+    categories: frozenset[str] = frozenset()
+    executables: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+    # Resolved facts, for dedup keys and approvals.
+    path_facts: tuple[P.PathFact, ...] = field(default=(), repr=False)
+
+    def value(self, name: str) -> str | tuple[str, ...] | None:
+        """The value of a rule field: a string, a tuple for list-valued fields, or None if absent."""
+        if name == "path":
+            return self.paths or None
+        if name == "path_class":
+            return self.path_classes or None
+        if name == "host":
+            return self.hosts or None
+        if name == "category":
+            return tuple(sorted(self.categories)) or None
+        if name == "executable":
+            return self.executables or None
+        if name == "command":
+            return self.commands or None
+        v = getattr(self, name, None)
+        return v if isinstance(v, str) else None
+
+
+def _s(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _split_mcp(tool: str, server_hint: str | None) -> tuple[str, str] | None:
+    if tool.startswith("mcp__"):
+        server, sep, name = tool[5:].partition("__")
+        return (server, name) if sep and server and name else None
+    if tool.startswith("mcp_"):
+        rest = tool[4:]
+        if server_hint and rest.startswith(server_hint + "_"):
+            return server_hint, rest[len(server_hint) + 1 :]
+        server, sep, name = rest.partition("_")
+        return (server, name) if sep and server and name else None
+    return None
+
+
+def normalize(
+    *,
+    run_id: str,
+    agent_id: str,
+    role: str | None,
+    provider: str,
+    tool: str,
+    input: Mapping[str, Any],
+    cwd: str | None,
+    home: str,
+    secret_paths: tuple[str, ...] = (),
+    mcp_server: str | None = None,
+) -> Call:
+    action_type = _TOOL_ACTIONS.get(tool)
+    base: dict[str, Any] = {
+        "run_id": run_id, "agent_id": agent_id, "role": role, "provider": provider,
+        "tool": tool, "input": input, "cwd": cwd,
+    }
+    if action_type is None:
+        mcp = _split_mcp(tool, mcp_server)
+        if mcp:
+            return Call(action_type=c.MCP_CALL, target=f"{mcp[0]}/{mcp[1]}", **base)
+        return Call(action_type=c.OTHER, target=tool[:_MAX_TARGET], **base)
+
+    if action_type == c.EXECUTE_COMMAND:
+        command = input.get("command")
+        command = command if isinstance(command, str) else ""
+        # Gemini's run_shell_command may run in a sub-directory of the workspace.
+        workdir = cwd
+        dir_path = _s(input.get("dir_path"))
+        if dir_path:
+            workdir = P.resolve(dir_path, cwd, home)
+        a = analyze(command, workdir, home, secret_paths)
+        return Call(
+            action_type=action_type,
+            target=command[:_MAX_TARGET],
+            paths=tuple(f.path for f in a.paths),
+            path_classes=tuple(dict.fromkeys(f.path_class for f in a.paths)),
+            hosts=a.hosts,
+            categories=a.categories,
+            executables=a.executables,
+            commands=(command, *a.commands),
+            path_facts=a.paths,
+            **base,
+        )
+
+    raw_paths = _raw_paths(action_type, tool, input, cwd)
+    facts = tuple(P.fact(p, cwd, home) for p in raw_paths)
+    categories: set[str] = set()
+    if any(is_secret_path(f.path, home, secret_paths) for f in facts):
+        categories.add("credential_access")
+    if action_type == c.WRITE_FILE and any(f.path_class == P.SYSTEM for f in facts):
+        categories.add("system_write")
+    hosts: tuple[str, ...] = ()
+    if action_type == c.WEB_FETCH:
+        urls = _urls(tool, input)
+        hosts = tuple(dict.fromkeys(h for h in (_host(u) for u in urls) if h))
+        target = " ".join(urls) if urls else ""
+    elif action_type == c.WEB_SEARCH:
+        target = _s(input.get("query")) or ""
+    elif action_type == c.SPAWN_AGENT:
+        target = _s(input.get("subagent_type")) or _s(input.get("agent_name")) or "general-purpose"
+    elif action_type == c.LIST_FILES and tool in ("Glob", "glob"):
+        pattern = _s(input.get("pattern")) or ""
+        root = facts[0].path if facts else P.resolve(".", cwd, home)
+        target = pattern if pattern.startswith("/") else posixpath.join(root, pattern)
+    else:
+        target = ", ".join(f.path for f in facts)
+    return Call(
+        action_type=action_type,
+        target=target[:_MAX_TARGET],
+        paths=tuple(f.path for f in facts),
+        path_classes=tuple(dict.fromkeys(f.path_class for f in facts)),
+        hosts=hosts,
+        categories=frozenset(categories),
+        path_facts=facts,
+        **base,
+    )
+
+
+def _raw_paths(action_type: str, tool: str, input: Mapping[str, Any], cwd: str | None) -> list[str]:
+    if action_type in (c.WRITE_FILE, c.READ_FILE):
+        found = [p for p in (_s(input.get("file_path")), _s(input.get("notebook_path"))) if p]
+        for key in ("paths", "include"):
+            many = input.get(key)
+            if isinstance(many, list):
+                found.extend(p for p in many if isinstance(p, str) and p)
+        return found[:64]
+    if action_type == c.LIST_FILES:
+        p = _s(input.get("path")) or _s(input.get("dir_path"))
+        return [p] if p else ["."] if cwd else []
+    return []
+
+
+def _urls(tool: str, input: Mapping[str, Any]) -> list[str]:
+    url = _s(input.get("url"))
+    if url:
+        return [url]
+    # Gemini's web_fetch carries up to 20 URLs inside free prompt text.
+    return list(dict.fromkeys(_URL.findall(_s(input.get("prompt")) or "")))[:20]
+
+
+def _host(url: str) -> str | None:
+    rest = url.split("://", 1)[-1]
+    hostport = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0].rsplit("@", 1)[-1]
+    if hostport.startswith("["):
+        return hostport[1:].split("]", 1)[0].lower() or None
+    return hostport.split(":", 1)[0].lower() or None

@@ -1,0 +1,76 @@
+"""Wake long-polling approval waiters when an approval is resolved, in any gateway process.
+
+One pub/sub subscription per process fans messages out to in-process events. If the subscription
+drops (Redis restart), waiters still wake on their own short re-check interval, so a lost message
+delays an answer by at most that interval, never loses it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+from gateway.store import keys
+from gateway.store.backend import Backend
+
+log = logging.getLogger("acteon.gateway.notify")
+RECHECK_S = 1.0
+
+
+class Notifier:
+    def __init__(self, backend: Backend, on_rules: Callable[[], Awaitable[None]]) -> None:
+        self._backend = backend
+        self._on_rules = on_rules
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._listen(), name="acteon-notify")
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+    def wake(self, approval_id: str) -> None:
+        for ev in self._waiters.get(approval_id, ()):
+            ev.set()
+
+    async def wait(self, approval_id: str, timeout_s: float) -> None:
+        """Return when woken for ``approval_id`` or after ``min(timeout_s, RECHECK_S)``."""
+        ev = asyncio.Event()
+        self._waiters.setdefault(approval_id, set()).add(ev)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ev.wait(), timeout=max(0.0, min(timeout_s, RECHECK_S)))
+        finally:
+            group = self._waiters.get(approval_id)
+            if group is not None:
+                group.discard(ev)
+                if not group:
+                    del self._waiters[approval_id]
+
+    async def _listen(self) -> None:
+        delay = 0.2
+        while True:
+            try:
+                pubsub = self._backend.redis.pubsub()
+                await pubsub.subscribe(keys.NOTIFY_CHANNEL)
+                delay = 0.2
+                async for msg in pubsub.listen():
+                    if msg.get("type") != "message":
+                        continue
+                    data = str(msg.get("data", ""))
+                    if data == "rules":
+                        await self._on_rules()
+                    elif data.startswith("approval:"):
+                        self.wake(data.split(":", 1)[1])
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # Redis gone: retry with backoff, waiters fall back to re-checks
+                log.debug("notify subscription lost: %s", e)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)

@@ -1,0 +1,148 @@
+"""Which paths hold secrets (SPEC §3, block-credential-access).
+
+A path is secret when reading it can leak a credential, or writing it can plant persistence (shell
+start-up files, ``authorized_keys``). The check is purely lexical on an already-resolved absolute path:
+the gateway never looks at the agent's filesystem.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from gateway.paths import is_within
+
+# `.env.example` and friends are committed templates without real values.
+_ENV_TEMPLATE_SUFFIXES = frozenset({"example", "sample", "template", "dist", "defaults"})
+
+# SSH private keys keep their conventional names wherever they are copied to.
+_SSH_PRIVATE_KEY = re.compile(r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:[-_.].*)?")
+# Files under a `.ssh` directory that are public by design; everything else there is a key, an
+# `authorized_keys` (write = persistence) or agent material.
+_SSH_PUBLIC_FILES = frozenset({"known_hosts", "known_hosts.old", "config"})
+
+# Credential files recognised by their own name, in any directory.
+_SECRET_NAMES = frozenset({".netrc", "_netrc", ".git-credentials", ".pgpass", ".vault-token"})
+
+# Directories whose whole content is credentials (the directory itself too: copying or archiving it
+# copies the keys).
+_SECRET_DIRS = frozenset({".ssh", ".aws", ".azure", ".gnupg"})
+
+# Multi-component suffixes that are credentials wherever the enclosing home is.
+_SECRET_SUFFIXES: tuple[tuple[str, ...], ...] = (
+    (".config", "gcloud"),
+    (".kube", "config"),
+    (".docker", "config.json"),
+    (".config", "gh", "hosts.yml"),
+    (".cargo", "credentials"),
+    (".cargo", "credentials.toml"),
+    (".gem", "credentials"),
+    (".terraform.d", "credentials.tfrc.json"),
+    # The agent CLIs' own login tokens.
+    (".claude", ".credentials.json"),
+    (".gemini", "oauth_creds.json"),
+)
+
+# Shell start-up files: writing them is persistence, and people keep API keys in them.
+_STARTUP_FILES = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".zlogout",
+    }
+)
+# Package-registry tokens; a project-level `.npmrc` is usually plain registry config, so home only.
+_HOME_ONLY_NAMES = _STARTUP_FILES | {".npmrc", ".pypirc"}
+
+_SYSTEM_SECRETS = frozenset(
+    {
+        "/etc/shadow",
+        "/etc/shadow-",
+        "/etc/gshadow",
+        "/etc/gshadow-",
+        "/etc/sudoers",
+        "/etc/master.passwd",
+        "/etc/security/opasswd",
+    }
+)
+_SYSTEM_SECRET_DIRS = ("/etc/sudoers.d",)
+_SSH_HOST_KEY = re.compile(r"ssh_host_\w+_key")
+
+
+def _is_env_file(name: str) -> bool:
+    if name == ".env":
+        return True
+    if not name.startswith(".env."):
+        return False
+    suffix_parts = name[len(".env.") :].lower().split(".")
+    return not any(part in _ENV_TEMPLATE_SUFFIXES for part in suffix_parts)
+
+
+def _homes(home: str) -> tuple[str, ...]:
+    # The agent's own home plus root's: a start-up file there is just as much persistence.
+    homes = ["/root"]
+    if home and home != "/":
+        homes.append(posixpath.normpath(home))
+    return tuple(homes)
+
+
+def _in_home_dir(parent: str, home: str) -> bool:
+    if parent in _homes(home):
+        return True
+    # Any other user's home directory (/home/<user>).
+    return posixpath.dirname(parent) == "/home"
+
+
+def _has_suffix(parts: list[str], suffix: tuple[str, ...]) -> bool:
+    n = len(suffix)
+    for i in range(len(parts) - n + 1):
+        if tuple(parts[i : i + n]) == suffix:
+            return True
+    return False
+
+
+def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
+    """True when ``path`` (resolved, absolute) holds or controls credentials."""
+    if not path:
+        return False
+    path = posixpath.normpath(path)
+    for root in extra:
+        if root and is_within(path, posixpath.normpath(root)):
+            return True
+    parts = [p for p in path.split("/") if p]
+    if not parts:
+        return False
+    name = parts[-1]
+    parent = posixpath.dirname(path)
+
+    if _is_env_file(name) or name in _SECRET_NAMES:
+        return True
+    if _SSH_PRIVATE_KEY.fullmatch(name) and not name.endswith(".pub"):
+        return True
+
+    if name in _SECRET_DIRS:
+        return True
+    for i, part in enumerate(parts[:-1]):
+        if part in _SECRET_DIRS:
+            if part == ".ssh" and i == len(parts) - 2:
+                return not (name.endswith(".pub") or name in _SSH_PUBLIC_FILES)
+            return True
+
+    if any(_has_suffix(parts, suffix) for suffix in _SECRET_SUFFIXES):
+        return True
+    if _has_suffix(parts, (".config", "fish")) and (name == "config.fish" or "conf.d" in parts):
+        return True
+
+    if name in _HOME_ONLY_NAMES and _in_home_dir(parent, home):
+        return True
+
+    if path in _SYSTEM_SECRETS or any(is_within(path, d) for d in _SYSTEM_SECRET_DIRS):
+        return True
+    return parent == "/etc/ssh" and bool(_SSH_HOST_KEY.fullmatch(name))

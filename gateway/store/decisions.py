@@ -1,0 +1,151 @@
+"""Turn an evaluation into a decision with exactly one EVALSHA (``lua/decide.lua``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.normalize import Call
+from gateway.rules.engine import DEFAULT_DENY_REASON, Evaluation
+from gateway.rules.model import Rule
+from gateway.store import keys
+from gateway.store.backend import Backend
+from hook import contract as c
+
+APPROVAL_RETENTION_MS = 24 * 3600 * 1000  # resolved approvals stay readable this long after expiry
+
+
+class StaleRules(Exception):
+    """The run's rules changed since this process cached them; reload and evaluate again."""
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+
+
+class UnknownRun(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    outcome: str
+    rule: str
+    reason: str
+    retry_after_ms: int | None
+    approval_id: str | None
+    quota_warning: bool
+    now_ms: int
+
+
+def fingerprint(call: Call) -> str:
+    """The identity of a call for approvals: same run, agent, action type and target."""
+    blob = "\x1f".join((call.run_id, call.agent_id, call.action_type, call.target))
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+def _dedup_value(rule: Rule, call: Call) -> str:
+    if rule.key == "path":
+        return "\x1f".join(call.paths) or call.target
+    if rule.key == "input":
+        return json.dumps(call.input, sort_keys=True, default=str)
+    return call.target
+
+
+def _gate_args(rule: Rule, call: Call, action_id: str) -> tuple[str, list[str]]:
+    if rule.action == "throttle":
+        who = {"agent": call.agent_id, "role": call.role or "-", "run": "-", "global": "-"}[rule.per]
+        key = keys.throttle(call.run_id, rule.name, rule.per, who)
+        window_ms = max(1, round(rule.window_s * 1000))
+        reason = rule.reason or f"throttled: at most {rule.limit} calls per {rule.window_s:g}s per {rule.per}"
+        return key, ["t", str(rule.limit), str(window_ms), "-", action_id, rule.name, reason]
+    digest = hashlib.sha256(_dedup_value(rule, call).encode()).hexdigest()[:32]
+    key = keys.dedup(call.run_id, rule.name, digest)
+    ttl_ms = max(1, round(rule.ttl_s * 1000))
+    reason = rule.reason or (
+        f"another agent is already working on this {rule.key} (deduplicated for {rule.ttl_s:g}s)"
+        if rule.scope == "cross_agent"
+        else f"duplicate call within {rule.ttl_s:g}s"
+    )
+    scope = "any" if rule.scope == "any" else "agent"
+    return key, ["d", "0", str(ttl_ms), scope, action_id, rule.name, reason]
+
+
+async def decide(
+    backend: Backend,
+    *,
+    call: Call,
+    evaluation: Evaluation,
+    action_id: str,
+    approval_id: str,
+    rules_version: str,
+    dry_run: bool,
+    audit: dict[str, str],
+) -> Decision:
+    terminal = evaluation.terminal
+    if terminal is None or terminal.action == "suppress":
+        kind = "suppress"
+    elif terminal.action == "request_approval":
+        kind = "approval"
+    else:
+        kind = "allow"
+    rule_name = evaluation.rule_name
+    reason = (terminal.reason if terminal else "") or (
+        DEFAULT_DENY_REASON if terminal is None else f"{terminal.action} by rule '{terminal.name}'"
+    )
+    run_id = call.run_id
+    # A gate only matters when the call may run; otherwise skip the keys altogether.
+    gates = evaluation.gates if kind != "suppress" else ()
+    gate_keys: list[str] = []
+    gate_argv: list[str] = []
+    for g in gates:
+        k, a = _gate_args(g, call, action_id)
+        gate_keys.append(k)
+        gate_argv.extend(a)
+
+    approval_pairs: list[str] = []
+    timeout_ms = 0
+    fp_key = keys.approval_fingerprint(run_id, "-")
+    if kind == "approval" and terminal is not None:
+        timeout_ms = max(1, round(terminal.timeout_s * 1000))
+        fp_key = keys.approval_fingerprint(run_id, fingerprint(call))
+        approval_pairs = [
+            "run_id", run_id, "agent_id", call.agent_id, "role", call.role or "",
+            "provider", call.provider, "tool", call.tool, "action_type", call.action_type,
+            "target", call.target, "rule", rule_name, "reason", reason,
+            "input", json.dumps(call.input, default=str)[:65536],
+        ]
+    audit_pairs = ["rule", rule_name, "reason", reason]
+    for k, v in audit.items():
+        audit_pairs.extend((k, v))
+
+    outcome_if_allowed = c.REROUTED if terminal is not None and terminal.action == "reroute" else c.EXECUTED
+    argv: list[str] = [
+        backend.now_arg(), "1" if dry_run else "0", kind, rules_version, outcome_if_allowed,
+        approval_id, str(timeout_ms), keys.approval_prefix(run_id), str(APPROVAL_RETENTION_MS),
+        str(len(approval_pairs) // 2), *approval_pairs,
+        str(len(audit_pairs) // 2), *audit_pairs,
+        str(len(gates)), *gate_argv,
+        call.agent_id,
+    ]
+    script_keys = [
+        keys.run(run_id), keys.stats(run_id), keys.audit(run_id), keys.approvals_index(run_id),
+        fp_key, keys.approval(run_id, approval_id), *gate_keys,
+    ]
+    result: list[Any] = await backend.call(backend.script("decide.lua")(keys=script_keys, args=argv))
+    if result[0] == "unknown_run":
+        raise UnknownRun(run_id)
+    if result[0] == "stale_rules":
+        raise StaleRules(str(result[1]))
+    outcome, _failed, retry, appr, rule_out, reason_out, warn, now = result
+    retry_ms = int(retry)
+    return Decision(
+        outcome=str(outcome),
+        rule=str(rule_out),
+        reason=str(reason_out),
+        retry_after_ms=retry_ms if outcome in (c.THROTTLED, c.QUOTA_EXCEEDED, c.DEDUPLICATED) else None,
+        approval_id=str(appr) or None,
+        quota_warning=bool(int(warn)),
+        now_ms=int(now),
+    )

@@ -1,0 +1,71 @@
+"""Every Redis key and channel the gateway uses, in one place.
+
+All keys of one run carry the hash tag ``{run_id}`` so that a decision touches a single Redis Cluster
+slot. Run ids are validated (no braces) before they get here. The few global keys (run index, agent
+key lookup, global rules) are never touched by the decision script, except a ``per: global`` throttle,
+whose key lives in the ``{global}`` slot (exact on a single node or Sentinel; see README).
+"""
+
+from __future__ import annotations
+
+PREFIX = "acteon"
+NOTIFY_CHANNEL = f"{PREFIX}:notify"  # pub/sub: "rules" and "approval:<id>" messages
+RUNS_INDEX = f"{PREFIX}:runs"  # zset run_id -> created ms
+GLOBAL_RULES = f"{PREFIX}:rules:global"  # hash: yaml, version, updated_ms
+
+
+def _run(run_id: str) -> str:
+    return f"{PREFIX}:{{{run_id}}}"
+
+
+def run(run_id: str) -> str:
+    """Hash: status, created_ms, rules_version, quota fields, agent key hash."""
+    return f"{_run(run_id)}:run"
+
+
+def run_rules(run_id: str) -> str:
+    """String: the run's own rules as JSON (the list of rule mappings)."""
+    return f"{_run(run_id)}:rules"
+
+
+def stats(run_id: str) -> str:
+    return f"{_run(run_id)}:stats"
+
+
+def audit(run_id: str) -> str:
+    return f"{_run(run_id)}:audit"
+
+
+def events(run_id: str) -> str:
+    return f"{_run(run_id)}:events"
+
+
+def approvals_index(run_id: str) -> str:
+    return f"{_run(run_id)}:approvals"
+
+
+def approval_prefix(run_id: str) -> str:
+    return f"{_run(run_id)}:approval:"
+
+
+def approval(run_id: str, approval_id: str) -> str:
+    return approval_prefix(run_id) + approval_id
+
+
+def approval_fingerprint(run_id: str, digest: str) -> str:
+    return f"{_run(run_id)}:approval-fp:{digest}"
+
+
+def throttle(run_id: str, rule: str, per: str, who: str) -> str:
+    if per == "global":
+        return f"{PREFIX}:{{global}}:throttle:{rule}"
+    return f"{_run(run_id)}:throttle:{rule}:{per}:{who}"
+
+
+def dedup(run_id: str, rule: str, digest: str) -> str:
+    return f"{_run(run_id)}:dedup:{rule}:{digest}"
+
+
+def agent_key(key_hash: str) -> str:
+    """String: the run id an agent key (stored as its SHA-256) belongs to."""
+    return f"{PREFIX}:agent-key:{key_hash}"

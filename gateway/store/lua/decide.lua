@@ -1,0 +1,196 @@
+-- decide.lua: one decision, one round trip (SPEC §2.4, §2.6).
+--
+-- Checks the run, the approval state, every collected gate and the run quota; if the call may run,
+-- consumes all of them at once. A refused call consumes nothing. Then appends the audit record and
+-- bumps the stats counters. With dry=1 nothing at all is written.
+--
+-- Keep to the Lua 5.1 subset that both Redis and fakeredis (lupa) run: no goto, no integer division,
+-- no cjson.
+--
+-- KEYS: 1 run hash, 2 stats hash, 3 audit stream, 4 approvals index, 5 approval fingerprint,
+--       6 new approval hash, 7.. one key per gate
+-- ARGV: 1 now override (ms, '' = Redis TIME)   2 dry ('1'/'0')   3 kind (suppress|allow|approval)
+--       4 expected run rules version   5 outcome when allowed (executed|rerouted)
+--       6 new approval id   7 approval timeout ms   8 approval key prefix   9 retention ms
+--       10 number of approval record pairs A, then A field/value pairs
+--       then: number of audit pairs B, then B field/value pairs; the first two pairs are 'rule' and
+--             'reason' of the terminal rule, replaced here when a gate, the quota or the run decides
+--       then: number of gates G, then 7 values per gate: kind (t|d), limit or 0, window/ttl ms,
+--             scope (agent|any), member (action id), rule name, reason
+--       then: the agent id
+-- Returns: {outcome, failed gate index (0 none, -1 quota, -2 cancelled, -3 rejected),
+--           retry_after_ms, approval_id, rule, reason, quota_warn, now}
+--          or {'unknown_run'} / {'stale_rules', version}
+
+local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local dry = ARGV[2] == '1'
+local kind = ARGV[3]
+
+local run = redis.call('HMGET', KEYS[1], 'status', 'rules_version', 'q_max', 'q_window', 'q_overage', 'q_start', 'q_used')
+if not run[1] then return {'unknown_run'} end
+local rules_version = run[2] or '0'
+if rules_version ~= ARGV[4] then return {'stale_rules', rules_version} end
+
+local pos = 10
+local n_approval = tonumber(ARGV[pos])
+local approval_fields = {}
+for i = 1, n_approval * 2 do approval_fields[i] = ARGV[pos + i] end
+pos = pos + n_approval * 2 + 1
+local n_audit = tonumber(ARGV[pos])
+local audit_fields = {}
+for i = 1, n_audit * 2 do audit_fields[i] = ARGV[pos + i] end
+pos = pos + n_audit * 2 + 1
+local n_gates = tonumber(ARGV[pos])
+local gates = {}
+for g = 1, n_gates do
+  local b = pos + (g - 1) * 7
+  gates[g] = {kind = ARGV[b + 1], limit = tonumber(ARGV[b + 2]), span = tonumber(ARGV[b + 3]),
+              scope = ARGV[b + 4], member = ARGV[b + 5], name = ARGV[b + 6], reason = ARGV[b + 7],
+              key = KEYS[6 + g]}
+end
+local agent = ARGV[pos + n_gates * 7 + 1]
+
+local outcome = 'suppressed'
+local failed = 0
+local retry = 0
+local approval_id = ''
+local approved_key = nil
+local quota_warn = 0
+
+local function create_approval()
+  approval_id = ARGV[6]
+  outcome = 'pending_approval'
+  if dry then approval_id = '' return end
+  local timeout = tonumber(ARGV[7])
+  local retention = timeout + tonumber(ARGV[9])
+  redis.call('HSET', KEYS[6], 'id', approval_id, 'status', 'pending', 'created_ms', now,
+             'expires_ms', now + timeout, 'timeout_ms', timeout, unpack(approval_fields))
+  redis.call('PEXPIRE', KEYS[6], retention)
+  redis.call('SET', KEYS[5], approval_id, 'PX', retention)
+  redis.call('ZADD', KEYS[4], now, approval_id)
+end
+
+local may_run = false
+if kind == 'allow' then
+  may_run = true
+elseif kind == 'approval' then
+  local existing = redis.call('GET', KEYS[5])
+  if not existing then
+    create_approval()
+  else
+    -- Same slot as KEYS[5] (hash tag), built from the id the fingerprint points to.
+    local akey = ARGV[8] .. existing
+    local a = redis.call('HMGET', akey, 'status', 'expires_ms', 'use_by_ms', 'resolved_by', 'resolution_reason')
+    local status = a[1]
+    if status == 'pending' and now < tonumber(a[2]) then
+      outcome = 'pending_approval'
+      approval_id = existing
+    elseif status == 'approved' and now < tonumber(a[3] or '0') then
+      may_run = true
+      approved_key = akey
+      approval_id = existing
+    elseif status == 'rejected' then
+      outcome = 'suppressed'
+      failed = -3
+      approval_id = existing
+      audit_fields[4] = 'rejected by ' .. (a[4] or 'an operator') .. ((a[5] and a[5] ~= '') and (': ' .. a[5]) or '')
+    else
+      -- expired, used, or vanished: a new call needs a new approval
+      create_approval()
+    end
+  end
+end
+
+if may_run then
+  if run[1] == 'cancelled' then
+    outcome = 'cancelled'
+    failed = -2
+    audit_fields[2] = 'run-cancelled'
+    audit_fields[4] = 'the run was cancelled'
+  else
+    for g = 1, n_gates do
+      local gate = gates[g]
+      if gate.kind == 't' then
+        local floor = '(' .. (now - gate.span)
+        local count = redis.call('ZCOUNT', gate.key, floor, '+inf')
+        if count >= gate.limit then
+          -- The call passes once enough of the oldest in-window entries have left the window.
+          local entry = redis.call('ZRANGEBYSCORE', gate.key, floor, '+inf', 'WITHSCORES', 'LIMIT', count - gate.limit, 1)
+          failed = g
+          retry = tonumber(entry[2]) + gate.span - now
+          outcome = 'throttled'
+          break
+        end
+      else
+        local owner = redis.call('GET', gate.key)
+        if owner and (gate.scope == 'any' or owner ~= agent) then
+          failed = g
+          retry = redis.call('PTTL', gate.key)
+          outcome = 'deduplicated'
+          break
+        end
+      end
+    end
+    local q_max = tonumber(run[3] or '')
+    local q_start, q_used, q_window = 0, 0, 0
+    if failed == 0 and q_max then
+      q_window = tonumber(run[4])
+      q_start = tonumber(run[6])
+      q_used = tonumber(run[7] or '0')
+      if now >= q_start + q_window then
+        -- A new quota window: windows are aligned to the run's start.
+        q_start = q_start + math.floor((now - q_start) / q_window) * q_window
+        q_used = 0
+      end
+      if q_used >= q_max then
+        if run[5] == 'warn' then
+          quota_warn = 1
+        else
+          failed = -1
+          retry = q_start + q_window - now
+          outcome = 'quota_exceeded'
+          audit_fields[2] = 'run-quota'
+          audit_fields[4] = 'the run used its quota of ' .. q_max .. ' actions'
+        end
+      end
+    end
+    if failed > 0 then
+      audit_fields[2] = gates[failed].name
+      audit_fields[4] = gates[failed].reason
+    end
+    if failed == 0 then
+      outcome = ARGV[5]
+      if not dry then
+        for g = 1, n_gates do
+          local gate = gates[g]
+          if gate.kind == 't' then
+            redis.call('ZADD', gate.key, now, gate.member)
+            redis.call('ZREMRANGEBYSCORE', gate.key, '-inf', now - gate.span)
+            redis.call('PEXPIRE', gate.key, gate.span)
+          else
+            redis.call('SET', gate.key, agent, 'PX', gate.span)
+          end
+        end
+        if q_max then
+          redis.call('HSET', KEYS[1], 'q_start', q_start, 'q_used', q_used + 1)
+        end
+        if approved_key then
+          redis.call('HSET', approved_key, 'status', 'used', 'used_ms', now)
+        end
+      end
+    end
+  end
+end
+
+if not dry then
+  redis.call('XADD', KEYS[3], '*', 'ts', now, 'outcome', outcome, 'retry_after_ms', retry,
+             'approval_id', approval_id, unpack(audit_fields))
+  redis.call('HINCRBY', KEYS[2], 'dispatched', 1)
+  redis.call('HINCRBY', KEYS[2], outcome, 1)
+  if quota_warn == 1 then redis.call('HINCRBY', KEYS[2], 'quota_warned', 1) end
+end
+return {outcome, failed, retry, approval_id, audit_fields[2], audit_fields[4], quota_warn, now}

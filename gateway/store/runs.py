@@ -1,0 +1,130 @@
+"""Runs: creation with a run-scoped agent key, status, cancel, stats, per-run and global rules."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gateway.errors import Conflict, NotFound
+from gateway.store import keys
+from gateway.store.backend import Backend
+from hook import contract as c
+
+STAT_FIELDS = ("dispatched", *c.OUTCOMES)
+
+
+async def create(
+    backend: Backend,
+    run_id: str,
+    *,
+    agent_key_hash: str,
+    quota: dict[str, Any] | None,
+    rules: list[dict[str, Any]] | None,
+    rules_version: str,
+    exist_ok: bool = False,
+) -> None:
+    r = backend.redis
+    now = await backend.now_ms()
+    fields: dict[str, Any] = {
+        "run_id": run_id, "status": "active", "created_ms": now,
+        "rules_version": rules_version if rules else "0", "agent_key_hash": agent_key_hash,
+    }
+    if quota:
+        fields.update(
+            q_max=quota["max_actions"], q_window=max(1, round(quota["window_s"] * 1000)),
+            q_overage=quota.get("overage", "block"), q_start=now, q_used=0,
+        )
+    created = await backend.call(r.hsetnx(keys.run(run_id), "status", "active"))
+    if not created and not exist_ok:
+        raise Conflict(f"run '{run_id}' already exists")
+    if not created:
+        return
+    async with r.pipeline(transaction=False) as p:
+        p.hset(keys.run(run_id), mapping=fields)
+        if rules:
+            p.set(keys.run_rules(run_id), json.dumps(rules))
+        if agent_key_hash:
+            p.set(keys.agent_key(agent_key_hash), run_id)
+        p.zadd(keys.RUNS_INDEX, {run_id: now})
+        await backend.call(p.execute())
+
+
+async def get(backend: Backend, run_id: str) -> dict[str, Any]:
+    raw = await backend.call(backend.redis.hgetall(keys.run(run_id)))
+    if not raw:
+        raise NotFound(f"run '{run_id}' not found")
+    out: dict[str, Any] = {
+        "run_id": run_id, "status": raw.get("status"), "created_ms": int(raw.get("created_ms", 0)),
+        "rules_version": raw.get("rules_version", "0"),
+    }
+    if "q_max" in raw:
+        out["quota"] = {
+            "max_actions": int(raw["q_max"]), "window_s": int(raw["q_window"]) / 1000,
+            "overage": raw.get("q_overage", "block"), "used": int(raw.get("q_used", 0)),
+            "window_start_ms": int(raw.get("q_start", 0)),
+        }
+    if "cancelled_ms" in raw:
+        out["cancelled_ms"] = int(raw["cancelled_ms"])
+    return out
+
+
+async def list_runs(backend: Backend, limit: int = 1000) -> list[str]:
+    ids = await backend.call(backend.redis.zrevrange(keys.RUNS_INDEX, 0, limit - 1))
+    return [str(i) for i in ids]
+
+
+async def stats(backend: Backend, run_id: str) -> dict[str, int]:
+    await get(backend, run_id)
+    raw = await backend.call(backend.redis.hgetall(keys.stats(run_id)))
+    out = {f: int(raw.get(f, 0)) for f in STAT_FIELDS}
+    out["quota_warned"] = int(raw.get("quota_warned", 0))
+    return out
+
+
+async def cancel(backend: Backend, run_id: str) -> None:
+    await get(backend, run_id)
+    now = await backend.now_ms()
+    await backend.call(backend.redis.hset(keys.run(run_id), mapping={"status": "cancelled", "cancelled_ms": now}))
+
+
+async def run_for_agent_key(backend: Backend, key_hash: str) -> str | None:
+    v = await backend.call(backend.redis.get(keys.agent_key(key_hash)))
+    return str(v) if v else None
+
+
+async def get_run_rules(backend: Backend, run_id: str) -> tuple[str, list[dict[str, Any]]]:
+    """(version, rules) of a run's own rules; version '0' means none."""
+    async with backend.redis.pipeline(transaction=False) as p:
+        p.hget(keys.run(run_id), "rules_version")
+        p.get(keys.run_rules(run_id))
+        version, blob = await backend.call(p.execute())
+    if version is None:
+        raise NotFound(f"run '{run_id}' not found")
+    return str(version), (json.loads(blob) if blob else [])
+
+
+async def put_run_rules(backend: Backend, run_id: str, rules: list[dict[str, Any]], version: str) -> None:
+    await get(backend, run_id)
+    async with backend.redis.pipeline(transaction=True) as p:
+        p.set(keys.run_rules(run_id), json.dumps(rules))
+        p.hset(keys.run(run_id), "rules_version", version if rules else "0")
+        await backend.call(p.execute())
+
+
+async def get_global_rules(backend: Backend) -> tuple[str, list[dict[str, Any]]] | None:
+    raw = await backend.call(backend.redis.hgetall(keys.GLOBAL_RULES))
+    if not raw:
+        return None
+    return str(raw["version"]), json.loads(raw["rules"])
+
+
+async def global_rules_version(backend: Backend) -> str | None:
+    v = await backend.call(backend.redis.hget(keys.GLOBAL_RULES, "version"))
+    return str(v) if v else None
+
+
+async def put_global_rules(backend: Backend, rules: list[dict[str, Any]], version: str) -> None:
+    now = await backend.now_ms()
+    mapping = {"rules": json.dumps(rules), "version": version, "updated_ms": now}
+    await backend.call(backend.redis.hset(keys.GLOBAL_RULES, mapping=mapping))
+    await backend.call(backend.redis.publish(keys.NOTIFY_CHANNEL, "rules"))

@@ -1,0 +1,120 @@
+"""The wire contract shared by the hook, the gateway and the orchestrator.
+
+Standard library only (the hook imports it on every tool call). Anything two parts must agree on lives
+here: field names, outcome names, environment variable names, defaults and header names.
+"""
+
+from __future__ import annotations
+
+# --- defaults -------------------------------------------------------------------------------------
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8080
+DEFAULT_URL = f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
+DEFAULT_RUN_ID = "default"
+API_PREFIX = "/v1"
+DISPATCH_PATH = f"{API_PREFIX}/dispatch"
+CLAUDE_HOOK_PATH = f"{API_PREFIX}/hooks/claude"
+
+# --- environment ----------------------------------------------------------------------------------
+ENV_URL = "ACTEON_URL"
+ENV_ADMIN_KEY = "ACTEON_ADMIN_KEY"
+ENV_AGENT_KEY = "ACTEON_AGENT_KEY"
+ENV_RUN_ID = "ACTEON_RUN_ID"
+ENV_AGENT_ID = "ACTEON_AGENT_ID"
+ENV_AGENT_ROLE = "ACTEON_AGENT_ROLE"
+ENV_REDIS_URL = "ACTEON_REDIS_URL"
+ENV_RULES_DIR = "ACTEON_RULES_DIR"
+ENV_STATE_DIR = "ACTEON_STATE_DIR"
+DEFAULT_STATE_DIR = ".acteon-swarm"
+
+# --- headers --------------------------------------------------------------------------------------
+HEADER_AUTHORIZATION = "Authorization"
+HEADER_RUN_ID = "X-Acteon-Run-Id"
+HEADER_AGENT_ID = "X-Acteon-Agent-Id"
+HEADER_AGENT_ROLE = "X-Acteon-Agent-Role"
+
+# --- dispatch request fields ----------------------------------------------------------------------
+F_RUN_ID = "run_id"
+F_AGENT_ID = "agent_id"
+F_ROLE = "role"
+F_PROVIDER = "provider"
+F_TOOL = "tool"
+F_INPUT = "input"
+F_SESSION_ID = "session_id"
+F_CWD = "cwd"
+F_TOOL_USE_ID = "tool_use_id"
+F_AGENT_TYPE = "agent_type"
+
+# --- providers ------------------------------------------------------------------------------------
+PROVIDER_CLAUDE = "claude-code"
+PROVIDER_GEMINI = "gemini-cli"
+PROVIDER_ORCHESTRATOR = "orchestrator"
+
+# --- dispatch response fields ---------------------------------------------------------------------
+R_ACTION_ID = "action_id"
+R_ALLOWED = "allowed"
+R_OUTCOME = "outcome"
+R_ACTION_TYPE = "action_type"
+R_TARGET = "target"
+R_RULE = "rule"
+R_REASON = "reason"
+R_RETRY_AFTER_MS = "retry_after_ms"
+R_APPROVAL_ID = "approval_id"
+R_UPDATED_INPUT = "updated_input"
+
+# --- outcomes -------------------------------------------------------------------------------------
+EXECUTED = "executed"
+SUPPRESSED = "suppressed"
+THROTTLED = "throttled"
+DEDUPLICATED = "deduplicated"
+PENDING_APPROVAL = "pending_approval"
+QUOTA_EXCEEDED = "quota_exceeded"
+REROUTED = "rerouted"
+CANCELLED = "cancelled"
+
+OUTCOMES = (
+    EXECUTED,
+    SUPPRESSED,
+    THROTTLED,
+    DEDUPLICATED,
+    PENDING_APPROVAL,
+    QUOTA_EXCEEDED,
+    REROUTED,
+    CANCELLED,
+)
+ALLOWED_OUTCOMES = frozenset({EXECUTED, REROUTED})
+
+# --- action types ---------------------------------------------------------------------------------
+EXECUTE_COMMAND = "execute_command"
+WRITE_FILE = "write_file"
+READ_FILE = "read_file"
+LIST_FILES = "list_files"
+WEB_FETCH = "web_fetch"
+WEB_SEARCH = "web_search"
+SPAWN_AGENT = "spawn_agent"
+MCP_CALL = "mcp_call"
+OTHER = "other"
+
+ACTION_TYPES = (
+    EXECUTE_COMMAND,
+    WRITE_FILE,
+    READ_FILE,
+    LIST_FILES,
+    WEB_FETCH,
+    WEB_SEARCH,
+    SPAWN_AGENT,
+    MCP_CALL,
+    OTHER,
+)
+
+# --- approvals ------------------------------------------------------------------------------------
+APPROVAL_PENDING = "pending"
+APPROVAL_APPROVED = "approved"
+APPROVAL_REJECTED = "rejected"
+APPROVAL_EXPIRED = "expired"
+APPROVAL_USED = "used"
+APPROVAL_STATUSES = (APPROVAL_PENDING, APPROVAL_APPROVED, APPROVAL_REJECTED, APPROVAL_EXPIRED, APPROVAL_USED)
+
+# --- errors ---------------------------------------------------------------------------------------
+# Every non-200 answer carries {"error": {"code": ..., "message": ...}}.
+ERROR_KEY = "error"

@@ -1,0 +1,82 @@
+"""Bad input gets a clear 4xx JSON error naming the problem — never a 500, never a stack trace."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import ADMIN, call
+
+
+def _err(r):  # type: ignore[no-untyped-def]
+    body = r.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+    assert "Traceback" not in r.text
+    return body["error"]
+
+
+def test_malformed_json_is_400(client) -> None:
+    r = client.post("/v1/dispatch", content=b"{not json", headers={**ADMIN, "Content-Type": "application/json"})
+    assert r.status_code == 400
+    assert _err(r)["code"] == "malformed_json"
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"input": "rm -rf /"}, "input"),
+        ({"tool": 5}, "tool"),
+        ({"run_id": "has{brace}"}, "run_id"),
+        ({"run_id": ""}, "run_id"),
+        ({"agent_id": None}, "agent_id"),
+        ({"agent_id": "x" * 300}, "agent_id"),
+        ({"cwd": ["a"]}, "cwd"),
+    ],
+)
+def test_wrong_types_name_the_field(client, patch, field) -> None:
+    body = {**call(command="ls"), **patch}
+    r = client.post("/v1/dispatch", json=body, headers=ADMIN)
+    assert r.status_code == 422
+    assert field in _err(r)["message"]
+
+
+def test_missing_field_is_named(client) -> None:
+    body = call(command="ls")
+    del body["provider"]
+    r = client.post("/v1/dispatch", json=body, headers=ADMIN)
+    assert r.status_code == 422 and "provider" in _err(r)["message"]
+
+
+def test_oversized_body_is_413(client) -> None:
+    body = call(input={"command": "echo " + "x" * 2_000_000})
+    r = client.post("/v1/dispatch", json=body, headers=ADMIN)
+    assert r.status_code == 413 and _err(r)["code"] == "too_large"
+
+
+def test_huge_but_allowed_command_is_decided(client) -> None:
+    r = client.post("/v1/dispatch", json=call(command="echo " + "a " * 30000), headers=ADMIN)
+    assert r.status_code == 200
+
+
+def test_unknown_run_is_404(client) -> None:
+    r = client.post("/v1/dispatch", json=call(run_id="nope", command="ls"), headers=ADMIN)
+    assert r.status_code == 404 and _err(r)["code"] == "not_found"
+
+
+def test_unknown_route_and_method_are_json(client) -> None:
+    assert _err(client.get("/v1/nothing"))["code"] == "not_found"
+    assert client.get("/v1/dispatch").status_code == 405
+
+
+def test_bad_cursor_is_422(client) -> None:
+    r = client.get("/v1/runs/default/audit?cursor=zzz", headers=ADMIN)
+    assert r.status_code == 422 and "cursor" in _err(r)["message"]
+
+
+def test_bad_approval_ids_are_404(client) -> None:
+    for aid in ("x", "apr-zz-run", "apr-0123456789abcdef-{bad}"):
+        assert client.get(f"/v1/approvals/{aid}", headers=ADMIN).status_code == 404
+
+
+def test_bad_quota_is_422(client) -> None:
+    r = client.post("/v1/runs", json={"run_id": "q", "quota": {"max_actions": 0, "window_s": 1}}, headers=ADMIN)
+    assert r.status_code == 422 and "max_actions" in _err(r)["message"]

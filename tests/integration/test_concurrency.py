@@ -1,0 +1,136 @@
+"""Exactness under concurrency: two gateway processes on one real Redis, many concurrent clients.
+
+A throttle of N, a quota of N and a cross-agent dedup each admit exactly N (or exactly one agent),
+trial after trial, and refused calls consume nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.support import RedisServer, gateway_process, require
+
+pytestmark = pytest.mark.redis
+ADMIN_KEY = "concurrency-admin-key"
+CLIENTS = 48
+TRIALS = 3
+
+
+@pytest.fixture(scope="module")
+def two_gateways(tmp_path_factory) -> Iterator[list[str]]:  # type: ignore[no-untyped-def]
+    server = RedisServer()
+    require("redis-server on PATH", server.binary is not None)
+    server.start()
+    env = {"ACTEON_REDIS_URL": server.url, "ACTEON_ADMIN_KEY": ADMIN_KEY,
+           "ACTEON_STATE_DIR": str(tmp_path_factory.mktemp("state"))}
+    try:
+        with gateway_process(env) as a, gateway_process(env) as b:
+            yield [a, b]
+    finally:
+        server.stop()
+
+
+async def _create_run(url: str, run_id: str, **body: object) -> str:
+    async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {ADMIN_KEY}"}) as c:
+        r = await c.post("/v1/runs", json={"run_id": run_id, **body})
+        assert r.status_code == 201, r.text
+        return str(r.json()["agent_key"])
+
+
+async def _storm(urls: list[str], key: str, bodies: list[dict[str, object]]) -> list[str]:
+    """Send every body at once, alternating between the gateways; return the outcomes."""
+    limits = httpx.Limits(max_connections=CLIENTS)
+    clients = [httpx.AsyncClient(base_url=u, headers={"Authorization": f"Bearer {key}"}, limits=limits,
+                                 timeout=30) for u in urls]
+    start = asyncio.Event()
+
+    async def one(i: int, body: dict[str, object]) -> str:
+        await start.wait()
+        r = await clients[i % len(clients)].post("/v1/dispatch", json=body)
+        assert r.status_code == 200, r.text
+        return str(r.json()["outcome"])
+
+    try:
+        tasks = [asyncio.create_task(one(i, b)) for i, b in enumerate(bodies)]
+        await asyncio.sleep(0)  # let every task reach the start line
+        start.set()
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for c in clients:
+            await c.aclose()
+
+
+def _body(run_id: str, agent: str, **inp: object) -> dict[str, object]:
+    tool = "Write" if "file_path" in inp else "Bash"
+    return {"run_id": run_id, "agent_id": agent, "provider": "claude-code", "tool": tool, "input": inp,
+            "cwd": "/work/proj"}
+
+
+THROTTLE_N = """
+rules:
+  - {name: run-throttle, priority: 1, action: throttle, limit: 7, window_s: 3600, per: run}
+  - {name: allow-all, priority: 2, action: allow}
+"""
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+def test_throttle_admits_exactly_n(two_gateways, trial) -> None:
+    async def main() -> None:
+        run = f"thr-{trial}"
+        key = await _create_run(two_gateways[0], run, rules=THROTTLE_N)
+        bodies = [_body(run, f"agent-{i}", command=f"echo {i}") for i in range(CLIENTS)]
+        outcomes = await _storm(two_gateways, key, bodies)
+        assert outcomes.count("executed") == 7
+        assert outcomes.count("throttled") == CLIENTS - 7
+        # refused calls consumed nothing: exactly 7 entries sit in the window
+        again = await _storm(two_gateways, key, bodies[:5])
+        assert again == ["throttled"] * 5
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+def test_quota_admits_exactly_n(two_gateways, trial) -> None:
+    async def main() -> None:
+        run = f"quota-{trial}"
+        allow_all = "rules:\n  - {name: allow-all, priority: 1, action: allow}\n"
+        key = await _create_run(two_gateways[1], run, rules=allow_all,
+                                quota={"max_actions": 11, "window_s": 3600})
+        outcomes = await _storm(two_gateways, key, [_body(run, f"a{i}", command="true") for i in range(CLIENTS)])
+        assert outcomes.count("executed") == 11
+        assert outcomes.count("quota_exceeded") == CLIENTS - 11
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+def test_cross_agent_dedup_admits_exactly_one_agent(two_gateways, trial) -> None:
+    async def main() -> None:
+        run = f"dedup-{trial}"
+        key = await _create_run(two_gateways[0], run)
+        bodies = [_body(run, f"agent-{i}", file_path="/work/proj/shared.py", content=str(i)) for i in range(CLIENTS)]
+        outcomes = await _storm(two_gateways, key, bodies)
+        assert outcomes.count("executed") == 1
+        assert outcomes.count("deduplicated") == CLIENTS - 1
+
+    asyncio.run(main())
+
+
+def test_default_pack_throttle_and_stats_add_up(two_gateways) -> None:
+    async def main() -> None:
+        run = "stats"
+        key = await _create_run(two_gateways[0], run)
+        outcomes = await _storm(two_gateways, key, [_body(run, "one-agent", command="ls") for _ in range(CLIENTS)])
+        assert outcomes.count("executed") == 12  # throttle-agent-commands: 12 per minute per agent
+        async with httpx.AsyncClient(base_url=two_gateways[1],
+                                     headers={"Authorization": f"Bearer {ADMIN_KEY}"}) as c:
+            stats = (await c.get(f"/v1/runs/{run}/stats")).json()
+            audit = (await c.get(f"/v1/runs/{run}/audit?limit=1000")).json()["records"]
+        assert stats["dispatched"] == len(audit) == CLIENTS
+        assert stats["executed"] == 12 and stats["throttled"] == CLIENTS - 12
+
+    asyncio.run(main())

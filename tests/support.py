@@ -1,0 +1,112 @@
+"""Helpers shared by the test suites: a real redis-server per session, free ports, gateway processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def require(what: str, ok: bool) -> None:
+    """A missing prerequisite is a failure in CI and a skip on a developer's machine."""
+    if ok:
+        return
+    if IN_CI:
+        pytest.fail(f"prerequisite missing in CI: {what}")
+    pytest.skip(f"prerequisite missing: {what}")
+
+
+def wait_until(predicate, timeout_s: float = 10.0, what: str = "condition") -> None:  # type: ignore[no-untyped-def]
+    """Poll for a process to come up (readiness, not timing: the test asserts nothing about speed)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise TimeoutError(f"timed out waiting for {what}")
+
+
+def _redis_up(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+class RedisServer:
+    """A throw-away redis-server on a free loopback port; can be stopped and started again."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.binary = shutil.which("redis-server")
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        assert self.binary
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--protected-mode", "yes", "--loglevel", "warning"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        wait_until(lambda: _redis_up(self.port), what="redis-server")
+        return self
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+
+@contextmanager
+def gateway_process(env: dict[str, str], port: int | None = None) -> Iterator[str]:
+    """Run ``acteon-gateway`` (one uvicorn worker) as a real process; yields its base URL."""
+    port = port or free_port()
+    full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gateway.cli", "--port", str(port), "--log-level", "error"],
+        env=full_env, cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+
+    def up() -> bool:
+        if proc.poll() is not None:
+            raise RuntimeError(f"gateway exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    try:
+        wait_until(up, timeout_s=30, what="gateway process")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
