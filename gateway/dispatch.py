@@ -81,7 +81,9 @@ class Dispatcher:
         )
 
     @staticmethod
-    def _audit_fields(req: DispatchRequest, action_type: str, target: str, action_id: str, started: float) -> dict[str, str]:
+    def _audit_fields(
+        req: DispatchRequest, action_type: str, target: str, action_id: str, started: float
+    ) -> dict[str, str]:
         return {
             "action_id": action_id, "run_id": req.run_id, "agent_id": req.agent_id,
             "role": req.role or "", "provider": req.provider, "tool": req.tool,

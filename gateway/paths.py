@@ -6,9 +6,9 @@ touch the agent's filesystem, and a symlink it could see might not be what the a
 
 from __future__ import annotations
 
-import os
 import posixpath
 from dataclasses import dataclass
+from pathlib import Path
 
 WORKSPACE = "workspace"
 TEMP = "temp"
@@ -16,11 +16,11 @@ HOME = "home"
 SYSTEM = "system"
 PATH_CLASSES = (WORKSPACE, TEMP, HOME, SYSTEM)
 
-_TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
+_TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")  # noqa: S108 - classifying paths, not creating files
 
 
 def default_home() -> str:
-    return os.path.expanduser("~")
+    return str(Path("~").expanduser())
 
 
 def resolve(path: str, cwd: str | None, home: str) -> str:

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from gateway.auth import Principal
 from gateway.state import GatewayState
+
+# Declared as a security scheme so the OpenAPI document (and its clients) know about the bearer key;
+# auto_error is off so that every failure answers in our own error format.
+bearer = HTTPBearer(auto_error=False, description="the admin key or a run's agent key")
 
 
 def state(request: Request) -> GatewayState:
@@ -16,9 +21,10 @@ def state(request: Request) -> GatewayState:
 
 
 async def principal(
-    request: Request, authorization: Annotated[str | None, Header()] = None
+    request: Request, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 ) -> Principal:
-    return await state(request).auth.principal(authorization)
+    header = f"Bearer {creds.credentials}" if creds else request.headers.get("authorization")
+    return await state(request).auth.principal(header)
 
 
 async def admin(p: Annotated[Principal, Depends(principal)]) -> Principal:

@@ -9,29 +9,20 @@ from fastapi import APIRouter
 from gateway.api.deps import Admin, State
 from gateway.errors import BadRequest
 from gateway.models import RulesPut
-from gateway.rules import Pack, RuleError, load_rules, load_text
+from gateway.rules import Pack, RuleError, parse
 from gateway.store import runs
 from hook import contract as c
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/rules", tags=["rules"])
 
 
-def _parse(body: RulesPut, source: str) -> tuple[Pack, list[dict[str, Any]]]:
+def _parse(body: RulesPut, source: str) -> tuple[Pack, list[Any]]:
     if (body.yaml is None) == (body.rules is None):
         raise BadRequest("body: give exactly one of 'yaml' or 'rules'")
     try:
-        if body.yaml is not None:
-            import yaml
-
-            pack = load_text(body.yaml, source)
-            doc = yaml.safe_load(body.yaml)
-            items = doc.get("rules", []) if isinstance(doc, dict) else (doc or [])
-        else:
-            items = body.rules or []
-            pack = load_rules(items, source)
+        return parse(body.yaml if body.yaml is not None else (body.rules or []), source)
     except RuleError as e:
         raise BadRequest("rules: " + "; ".join(e.errors)) from None
-    return pack, items
 
 
 @router.get("")

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 
 from gateway.api.deps import Admin, Caller, State
 from gateway.auth import hash_key, new_key
 from gateway.errors import BadRequest
 from gateway.models import RUN_ID_PATTERN, ActionType, EventIn, Outcome, RunCreate, RunCreated
-from gateway.rules import RuleError
-from gateway.rules.loader import load_text
+from gateway.rules import RuleError, parse
 from gateway.store import audit, runs
 from hook import contract as c
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/runs", tags=["runs"])
-RunPath = Annotated[str, Query(pattern=RUN_ID_PATTERN)]
+RunPath = Annotated[str, Path(pattern=RUN_ID_PATTERN, description="run id")]
 
 
 def _rules_items(rules: str | list[dict[str, Any]] | None, source: str) -> tuple[list[dict[str, Any]], str]:
@@ -24,17 +23,7 @@ def _rules_items(rules: str | list[dict[str, Any]] | None, source: str) -> tuple
     if rules is None:
         return [], "0"
     try:
-        if isinstance(rules, str):
-            import yaml
-
-            doc = yaml.safe_load(rules) if rules.strip() else []
-            items = doc.get("rules", []) if isinstance(doc, dict) else doc
-            pack = load_text(rules, source)
-        else:
-            items = rules
-            from gateway.rules import load_rules
-
-            pack = load_rules(items, source)
+        pack, items = parse(rules, source)
     except RuleError as e:
         raise BadRequest("rules: " + "; ".join(e.errors)) from None
     return (items if pack.rules else []), pack.version
@@ -58,17 +47,17 @@ async def list_runs(st: State, _: Admin) -> dict[str, Any]:
 
 
 @router.get("/{run_id}")
-async def get_run(run_id: str, st: State, _: Admin) -> dict[str, Any]:
+async def get_run(run_id: RunPath, st: State, _: Admin) -> dict[str, Any]:
     return await runs.get(st.backend, run_id)
 
 
 @router.get("/{run_id}/stats")
-async def get_stats(run_id: str, st: State, _: Admin) -> dict[str, Any]:
+async def get_stats(run_id: RunPath, st: State, _: Admin) -> dict[str, Any]:
     return {"run_id": run_id, **(await runs.stats(st.backend, run_id))}
 
 
 @router.post("/{run_id}/cancel")
-async def cancel_run(run_id: str, st: State, _: Admin) -> dict[str, Any]:
+async def cancel_run(run_id: RunPath, st: State, _: Admin) -> dict[str, Any]:
     """Every later dispatch for this run answers ``cancelled``."""
     await runs.cancel(st.backend, run_id)
     return await runs.get(st.backend, run_id)
@@ -76,7 +65,7 @@ async def cancel_run(run_id: str, st: State, _: Admin) -> dict[str, Any]:
 
 @router.get("/{run_id}/audit")
 async def get_audit(
-    run_id: str,
+    run_id: RunPath,
     st: State,
     _: Admin,
     agent: Annotated[str | None, Query(max_length=256)] = None,
@@ -96,7 +85,7 @@ async def get_audit(
 
 
 @router.post("/{run_id}/events", status_code=202)
-async def post_event(run_id: str, body: EventIn, st: State, who: Caller) -> dict[str, Any]:
+async def post_event(run_id: RunPath, body: EventIn, st: State, who: Caller) -> dict[str, Any]:
     """A tool completed (PostToolUse / AfterTool): duration, success, size."""
     who.require_run(run_id)
     await runs.get(st.backend, run_id)
@@ -105,13 +94,13 @@ async def post_event(run_id: str, body: EventIn, st: State, who: Caller) -> dict
 
 
 @router.get("/{run_id}/rules")
-async def get_run_rules(run_id: str, st: State, _: Admin) -> dict[str, Any]:
+async def get_run_rules(run_id: RunPath, st: State, _: Admin) -> dict[str, Any]:
     version, items = await runs.get_run_rules(st.backend, run_id)
     return {"run_id": run_id, "version": version, "rules": items}
 
 
 @router.put("/{run_id}/rules")
-async def put_run_rules(run_id: str, body: dict[str, Any], st: State, _: Admin) -> dict[str, Any]:
+async def put_run_rules(run_id: RunPath, body: dict[str, Any], st: State, _: Admin) -> dict[str, Any]:
     """Replace the run's own rules (``{"yaml": ...}`` or ``{"rules": [...]}``); invalid → 422, nothing changes."""
     raw: Literal[""] | str | list[dict[str, Any]] | None = body.get("yaml") if "yaml" in body else body.get("rules")
     if set(body) - {"yaml", "rules"} or not isinstance(raw, str | list):

@@ -1,7 +1,9 @@
 """The rule language: YAML packs, compiled conditions and the evaluation walk (SPEC §2.4)."""
 
 from gateway.rules.engine import Evaluation, evaluate
-from gateway.rules.loader import Pack, RuleError, load_dir, load_rules, load_text, merge
+from gateway.rules.loader import Pack, RuleError, load_dir, load_rules, load_text, merge, parse
 from gateway.rules.model import Rule
 
-__all__ = ["Evaluation", "Pack", "Rule", "RuleError", "evaluate", "load_dir", "load_rules", "load_text", "merge"]
+__all__ = [
+    "Evaluation", "Pack", "Rule", "RuleError", "evaluate", "load_dir", "load_rules", "load_text", "merge", "parse",
+]

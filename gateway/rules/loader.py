@@ -126,19 +126,27 @@ def load_rules(items: Any, source: str) -> Pack:
 
 
 def load_text(text: str, source: str) -> Pack:
+    return parse(text, source)[0]
+
+
+def parse(spec: str | list[Any], source: str) -> tuple[Pack, list[Any]]:
+    """Validate a pack given as YAML text or as a parsed list; return it with its plain rule items
+    (what gets stored, so every process compiles the same thing)."""
+    if isinstance(spec, list):
+        return load_rules(spec, source), spec
     try:
-        doc = yaml.safe_load(text)
+        doc = yaml.safe_load(spec)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         raise RuleError([f"{source}:{where} invalid YAML: {getattr(e, 'problem', None) or e}"]) from None
     if doc is None:
-        return Pack((), EMPTY.version, (source,))
-    if isinstance(doc, list):
-        return load_rules(doc, source)
-    if not isinstance(doc, dict) or set(doc) - {"rules", "description", "version"}:
+        return Pack((), EMPTY.version, (source,)), []
+    if isinstance(doc, dict) and not set(doc) - {"rules", "description", "version"}:
+        doc = doc.get("rules") or []
+    if not isinstance(doc, list):
         raise RuleError([f"{source}: a pack is a mapping with a 'rules' list"])
-    return load_rules(doc.get("rules") or [], source)
+    return load_rules(doc, source), doc
 
 
 def load_dir(directory: Path) -> Pack:
@@ -187,7 +195,8 @@ def merge(base: Pack, run: Pack) -> Pack:
         return base
     names = {r.name for r in run.rules}
     rules = list(run.rules) + [r for r in base.rules if r.name not in names]
-    return Pack(tuple(sorted(rules, key=lambda r: r.priority)), f"{base.version}+{run.version}", base.sources + run.sources)
+    ordered = tuple(sorted(rules, key=lambda r: r.priority))
+    return Pack(ordered, f"{base.version}+{run.version}", base.sources + run.sources)
 
 
 class _Invalid(Exception):

@@ -66,7 +66,7 @@ async def query(
 
 
 async def append_event(backend: Backend, run_id: str, event: dict[str, Any]) -> str:
-    fields = {k: ("" if v is None else str(v).lower() if isinstance(v, bool) else str(v)) for k, v in event.items()}
+    fields: dict[Any, Any] = {k: ("" if v is None else str(v).lower() if isinstance(v, bool) else str(v)) for k, v in event.items()}
     fields["ts"] = str(await backend.now_ms())
     return str(await backend.call(backend.redis.xadd(keys.events(run_id), fields)))
 

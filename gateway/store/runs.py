@@ -25,7 +25,7 @@ async def create(
 ) -> None:
     r = backend.redis
     now = await backend.now_ms()
-    fields: dict[str, Any] = {
+    fields: dict[Any, Any] = {  # redis-py types hash keys invariantly; these are all str
         "run_id": run_id, "status": "active", "created_ms": now,
         "rules_version": rules_version if rules else "0", "agent_key_hash": agent_key_hash,
     }
@@ -125,6 +125,6 @@ async def global_rules_version(backend: Backend) -> str | None:
 
 async def put_global_rules(backend: Backend, rules: list[dict[str, Any]], version: str) -> None:
     now = await backend.now_ms()
-    mapping = {"rules": json.dumps(rules), "version": version, "updated_ms": now}
+    mapping: dict[Any, Any] = {"rules": json.dumps(rules), "version": version, "updated_ms": now}
     await backend.call(backend.redis.hset(keys.GLOBAL_RULES, mapping=mapping))
     await backend.call(backend.redis.publish(keys.NOTIFY_CHANNEL, "rules"))

@@ -106,7 +106,8 @@ def test_reroute_returns_the_complete_replacement_input(make_client, tmp_path) -
     (rules / "p.yaml").write_text(
         "rules:\n"
         "  - name: force-dry-run\n    priority: 1\n    when: {command: {matches: '^terraform apply'}}\n"
-        "    action: reroute\n    reroute:\n      replace: {command: {pattern: '^terraform apply', with: 'terraform plan'}}\n"
+        "    action: reroute\n    reroute:\n"
+        "      replace: {command: {pattern: '^terraform apply', with: 'terraform plan'}}\n"
         "      set: {description: rewritten}\n"
     )
     client = make_client(rules_dir=rules)

@@ -126,12 +126,18 @@ if may_run then
           break
         end
       else
-        local owner = redis.call('GET', gate.key)
-        if owner and (gate.scope == 'any' or owner ~= agent) then
-          failed = g
-          retry = redis.call('PTTL', gate.key)
-          outcome = 'deduplicated'
-          break
+        -- The lease is 'expires_ms|agent'; expiry is judged on the decision clock, PX only cleans up.
+        local lease = redis.call('GET', gate.key)
+        if lease then
+          local sep = string.find(lease, '|', 1, true)
+          local expires = tonumber(string.sub(lease, 1, sep - 1))
+          local owner = string.sub(lease, sep + 1)
+          if expires > now and (gate.scope == 'any' or owner ~= agent) then
+            failed = g
+            retry = expires - now
+            outcome = 'deduplicated'
+            break
+          end
         end
       end
     end
@@ -172,7 +178,7 @@ if may_run then
             redis.call('ZREMRANGEBYSCORE', gate.key, '-inf', now - gate.span)
             redis.call('PEXPIRE', gate.key, gate.span)
           else
-            redis.call('SET', gate.key, agent, 'PX', gate.span)
+            redis.call('SET', gate.key, (now + gate.span) .. '|' .. agent, 'PX', gate.span + 60000)
           end
         end
         if q_max then

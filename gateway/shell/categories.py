@@ -1,0 +1,41 @@
+"""Category names produced by shell analysis (SPEC §2.3); rule packs match on these exact strings."""
+
+from __future__ import annotations
+
+DESTRUCTIVE_DELETE = "destructive_delete"
+DISK_WRITE = "disk_write"
+POWER = "power"
+FORK_BOMB = "fork_bomb"
+PERMISSION_CHANGE = "permission_change"
+SYSTEM_PERMISSION_CHANGE = "system_permission_change"
+CREDENTIAL_ACCESS = "credential_access"
+REMOTE_CODE = "remote_code"
+REVERSE_SHELL = "reverse_shell"
+EXFILTRATION = "exfiltration"
+PACKAGE_INSTALL = "package_install"
+GIT_PUSH = "git_push"
+HISTORY_TAMPER = "history_tamper"
+DYNAMIC_COMMAND = "dynamic_command"
+UNPARSEABLE = "unparseable"
+SYSTEM_WRITE = "system_write"
+
+ALL_CATEGORIES = frozenset(
+    {
+        DESTRUCTIVE_DELETE,
+        DISK_WRITE,
+        POWER,
+        FORK_BOMB,
+        PERMISSION_CHANGE,
+        SYSTEM_PERMISSION_CHANGE,
+        CREDENTIAL_ACCESS,
+        REMOTE_CODE,
+        REVERSE_SHELL,
+        EXFILTRATION,
+        PACKAGE_INSTALL,
+        GIT_PUSH,
+        HISTORY_TAMPER,
+        DYNAMIC_COMMAND,
+        UNPARSEABLE,
+        SYSTEM_WRITE,
+    }
+)

@@ -1,0 +1,157 @@
+"""The facts one analysis accumulates, and the path checks every command shares.
+
+Handlers report what a command does to a path (reads, writes, deletes, merely inspects) and this
+module turns that into path facts and categories, so that e.g. a write into a system path is judged
+the same whether it comes from `>`, `tee`, `cp` or `dd of=`.
+"""
+
+from __future__ import annotations
+
+from gateway.paths import PathFact, fact
+from gateway.secrets import is_secret_path
+from gateway.shell import categories as cat
+from gateway.shell import hosts as hostnames
+from gateway.shell.flow import Scope
+from gateway.shell.targets import (
+    SYSRQ_TRIGGER,
+    is_destructive,
+    is_device,
+    is_harmless_sink,
+    is_history_file,
+    is_network_pseudo_path,
+    is_system_write,
+)
+from gateway.shell.words import Word, locate, target_of
+
+# Total characters of nested scripts (bash -c, eval, here-documents) one analysis may parse: nested
+# strings are substrings of their parent, but brace expansion and eval can multiply them.
+_SCRIPT_BUDGET = 1 << 20
+
+SHELL_READS_STDIN = "shell_stdin"  # a shell executing whatever arrives on its stdin
+NETWORK_STREAM = "net_stream"  # a raw network connection (nc, telnet, socat, openssl s_client)
+
+
+class Facts:
+    """Mutable collector for one ``analyze`` call."""
+
+    __slots__ = ("workspace", "home", "secret_extra", "parsed", "budget", "categories", "roles",
+                 "_executables", "_commands", "_paths", "_hosts")
+
+    def __init__(self, workspace: str | None, home: str, secret_extra: tuple[str, ...]) -> None:
+        self.workspace = workspace
+        self.home = home
+        self.secret_extra = secret_extra
+        self.parsed = True
+        self.budget = _SCRIPT_BUDGET
+        self.categories: set[str] = set()
+        self.roles: list[str] = []
+        self._executables: dict[str, None] = {}
+        self._commands: dict[str, None] = {}
+        self._paths: dict[PathFact, None] = {}
+        self._hosts: dict[str, None] = {}
+
+    # -- simple facts --------------------------------------------------------------------------
+
+    def flag(self, category: str) -> None:
+        self.categories.add(category)
+
+    def executable(self, name: str) -> None:
+        self._executables[name] = None
+
+    def command(self, text: str) -> None:
+        self._commands[text] = None
+
+    def host(self, raw: str | None) -> str | None:
+        """Record a contacted host; returns the normalized name."""
+        if raw is None:
+            return None
+        host = hostnames.normalize(raw)
+        if host:
+            self._hosts[host] = None
+        return host
+
+    def unparseable(self) -> None:
+        self.parsed = False
+        self.categories.add(cat.UNPARSEABLE)
+
+    @property
+    def executables(self) -> tuple[str, ...]:
+        return tuple(self._executables)
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        return tuple(self._commands)
+
+    @property
+    def paths(self) -> tuple[PathFact, ...]:
+        return tuple(self._paths)
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        return tuple(self._hosts)
+
+    # -- paths ---------------------------------------------------------------------------------
+
+    def record(self, path: str) -> PathFact:
+        """Record a resolved path and the categories every kind of access to it implies."""
+        pf = fact(path, self.workspace, self.home)
+        self._paths[pf] = None
+        if is_network_pseudo_path(pf.path):
+            self.flag(cat.REVERSE_SHELL)
+            self.host(hostnames.dev_net_host(pf.path))
+        return pf
+
+    def _locate(self, word: Word, scope: Scope) -> str | None:
+        return locate(word, scope.cwd, scope.cwd_known, self.home)
+
+    def is_secret(self, path: str) -> bool:
+        return is_secret_path(path, self.home, self.secret_extra)
+
+    def inspect(self, word: Word, scope: Scope) -> str | None:
+        """The command only looks at the path's metadata (ls, stat, cd, test)."""
+        path = self._locate(word, scope)
+        if path is not None:
+            self.record(path)
+        return path
+
+    def read(self, word: Word, scope: Scope) -> str | None:
+        path = self._locate(word, scope)
+        if path is not None:
+            self.record(path)
+            if self.is_secret(path):
+                self.flag(cat.CREDENTIAL_ACCESS)
+        return path
+
+    def write(self, word: Word, scope: Scope) -> str | None:
+        path = self._locate(word, scope)
+        if path is not None:
+            self.write_path(path)
+        return path
+
+    def write_path(self, path: str) -> None:
+        pf = self.record(path)
+        path = pf.path
+        if self.is_secret(path):
+            self.flag(cat.CREDENTIAL_ACCESS)
+        if is_history_file(path):
+            self.flag(cat.HISTORY_TAMPER)
+        if is_device(path):
+            self.flag(cat.DISK_WRITE)
+        elif path == SYSRQ_TRIGGER:
+            self.flag(cat.POWER)
+        elif not is_harmless_sink(path) and is_system_write(path, self.workspace, self.home):
+            self.flag(cat.SYSTEM_WRITE)
+
+    def delete(self, word: Word, scope: Scope, recursive: bool) -> None:
+        target = target_of(word, scope.cwd, scope.cwd_known, self.home)
+        path = self._locate(word, scope)
+        if path is not None:
+            self.record(path)
+            if self.is_secret(path):
+                self.flag(cat.CREDENTIAL_ACCESS)
+            if is_history_file(path):
+                self.flag(cat.HISTORY_TAMPER)
+            if is_device(path):
+                self.flag(cat.DISK_WRITE)
+        if is_destructive(target, self.workspace, self.home, recursive):
+            self.flag(cat.DESTRUCTIVE_DELETE)

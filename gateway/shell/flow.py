@@ -1,0 +1,72 @@
+"""What one command passes to the next.
+
+``Flow`` describes the data a command writes to stdout (and so what the next pipeline stage, a command
+substitution or a file receives): the walker needs it to see that ``curl … | sh`` executes downloaded
+code or that ``cat f | nc host`` sends a local file. ``Scope`` is the shell state that carries over from
+one command to the next in a list (``cd``, literal variables, files written earlier in the same command
+line).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gateway.shell.targets import Target
+
+
+@dataclass(frozen=True, slots=True)
+class Flow:
+    payload: bool = False  # downloaded or decoded bytes: executing them runs code nobody reviewed
+    local_data: bool = False  # content of local files or of the environment
+    opaque: bool = False  # produced by a command whose output cannot be predicted
+    script: str | None = None  # text known statically (echo, printf, here-documents)
+    listing: Target | None = None  # names of files (find output), for xargs
+
+    def merge(self, other: Flow) -> Flow:
+        if other is EMPTY:
+            return self
+        if self is EMPTY:
+            return other
+        if self.script is not None and other.script is not None:
+            script: str | None = self.script + "\n" + other.script
+        else:
+            script = self.script if self.script is not None else other.script
+        return Flow(
+            payload=self.payload or other.payload,
+            local_data=self.local_data or other.local_data,
+            opaque=self.opaque or other.opaque,
+            script=script,
+            listing=self.listing if self.listing is not None else other.listing,
+        )
+
+    @property
+    def unknown(self) -> bool:
+        """True when the content is neither static text nor a plain local file."""
+        return self.payload or self.opaque
+
+
+EMPTY = Flow()
+OPAQUE = Flow(opaque=True)
+LOCAL_DATA = Flow(local_data=True)
+PAYLOAD = Flow(payload=True)
+
+
+@dataclass(slots=True)
+class Scope:
+    cwd: str | None  # current directory as the shell would have it; None with cwd_known means '/'
+    cwd_known: bool  # False after `cd` to a directory that cannot be known statically
+    vars: dict[str, str]  # shell variables with a statically known value (HOME, PWD, X=literal)
+    files: dict[str, Flow] = field(default_factory=dict)  # files written earlier by this command line
+
+    def copy(self) -> Scope:
+        return Scope(self.cwd, self.cwd_known, dict(self.vars), dict(self.files))
+
+    def change_dir(self, path: str | None) -> None:
+        """Move to ``path`` (already resolved); None means the new directory is unknowable."""
+        if path is None:
+            self.cwd_known = False
+            self.vars.pop("PWD", None)
+        else:
+            self.cwd = path
+            self.cwd_known = True
+            self.vars["PWD"] = path

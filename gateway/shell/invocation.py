@@ -1,0 +1,67 @@
+"""The context a command handler receives: one simple command after wrappers were removed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from gateway.shell.facts import Facts
+from gateway.shell.flow import EMPTY, Flow, Scope
+from gateway.shell.words import Word
+
+
+class Runner(Protocol):
+    """The walker, as handlers see it: they hand nested code back to it."""
+
+    def run_script(self, text: str, scope: Scope, stdin: Flow, depth: int) -> Flow: ...
+
+    def invoke(self, argv: list[Word], scope: Scope, stdin: Flow, depth: int) -> Flow: ...
+
+
+@dataclass(slots=True)
+class Call:
+    name: str  # basename of the command word
+    args: list[Word]  # arguments after the command word
+    scope: Scope
+    stdin: Flow
+    depth: int
+    facts: Facts
+    runner: Runner
+
+    @property
+    def args_flow(self) -> Flow:
+        """Merged output of every command substitution in the arguments."""
+        flow = EMPTY
+        for word in self.args:
+            if word.subs:
+                flow = flow.merge(word.flow)
+        return flow
+
+    def flag(self, category: str) -> None:
+        self.facts.flag(category)
+
+    def read(self, word: Word) -> str | None:
+        return self.facts.read(word, self.scope)
+
+    def write(self, word: Word) -> str | None:
+        return self.facts.write(word, self.scope)
+
+    def inspect(self, word: Word) -> str | None:
+        return self.facts.inspect(word, self.scope)
+
+    def delete(self, word: Word, recursive: bool) -> None:
+        self.facts.delete(word, self.scope, recursive)
+
+    def host(self, raw: str | None) -> str | None:
+        return self.facts.host(raw)
+
+    def role(self, role: str) -> None:
+        self.facts.roles.append(role)
+
+    def run_script(self, text: str, stdin: Flow = EMPTY) -> Flow:
+        """Analyze ``text`` as a nested script (bash -c, eval, here-document fed to a shell)."""
+        return self.runner.run_script(text, self.scope.copy(), stdin, self.depth + 1)
+
+    def invoke(self, argv: list[Word], stdin: Flow = EMPTY) -> Flow:
+        """Analyze a command this one runs (find -exec)."""
+        return self.runner.invoke(argv, self.scope.copy(), stdin, self.depth + 1)

@@ -1,0 +1,68 @@
+"""Architecture that must stay visible: the hook is stdlib-only and starts light; the CLI's --help does
+not drag in the server stack; docker-compose.yml stays valid."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+
+import yaml
+
+from tests.support import IN_CI, ROOT
+
+HEAVY = ("pydantic", "fastapi", "redis", "httpx", "rdflib", "typer", "yaml", "gateway", "orchestrator",
+         "uvicorn", "starlette", "tree_sitter")
+
+
+def _loaded_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys, json; print(json.dumps(sorted(sys.modules)))"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_hook_imports_only_the_standard_library() -> None:
+    for path in (ROOT / "hook").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or top == "hook", f"{path.name} imports {name}"
+
+
+def test_running_the_hook_loads_nothing_heavy() -> None:
+    loaded = _loaded_after("import hook.__main__, hook.contract")
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY}
+
+
+def test_cli_help_does_not_load_the_server_stack() -> None:
+    loaded = _loaded_after(
+        "import sys; sys.argv=['acteon-swarm','--help']\n"
+        "from orchestrator import cli\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass"
+    )
+    for heavy in ("fastapi", "redis", "httpx", "gateway", "uvicorn", "rdflib"):
+        assert heavy not in loaded
+
+
+def test_docker_compose_is_valid() -> None:
+    doc = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    assert set(doc["services"]) == {"redis", "gateway"}
+    assert "./rules:/app/rules:ro" in doc["services"]["gateway"]["volumes"]
+    assert all(p.startswith("127.0.0.1:") for p in doc["services"]["gateway"]["ports"])
+    tool = shutil.which("docker-compose")
+    if tool is None:
+        assert not IN_CI, "docker-compose must be installed in CI"
+        return
+    r = subprocess.run([tool, "config", "-q"], cwd=ROOT, capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin", "ACTEON_ADMIN_KEY": "x"})
+    assert r.returncode == 0, r.stderr
