@@ -1,10 +1,12 @@
 """Dispatch throughput and latency: the gateway (one uvicorn worker, real Redis, default pack) against a
 reference FastAPI endpoint doing one EVALSHA, measured side by side in the same run.
 
-    python bench/dispatch.py [--requests 4000] [--rounds 5] [--concurrency 16]
+    python bench/dispatch.py [--requests 3000] [--rounds 9] [--concurrency 16]
 
-Rounds alternate gateway / reference so that machine noise hits both alike; the ratio uses the median
-round of each. Also checks Redis INFO commandstats: one script call per decision.
+Rounds alternate gateway / reference so that machine noise hits both alike; the ratio is the median of
+the per-round ratios. Besides throughput and latency it reports each server's CPU time per request
+(from /proc, steadier than wall time on a small shared machine) and checks Redis INFO commandstats:
+one script call per decision.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,6 +50,31 @@ def bodies(n: int) -> list[dict[str, object]]:
     return out
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def pid_on_port(port: int) -> int:
+    """The pid of the process listening on a loopback port (so CPU can be read for it)."""
+    inode = None
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        parts = line.split()
+        if parts[1].endswith(f":{port:04X}") and parts[3] == "0A":
+            inode = parts[9]
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            for fd in (proc / "fd").iterdir():
+                if os.readlink(fd) == f"socket:[{inode}]":
+                    return int(proc.name)
+        except OSError:
+            continue
+    raise RuntimeError(f"no process listens on {port}")
+
+
 def start_reference(redis_url: str, stack: ExitStack) -> int:
     port = free_port()
     env = {**os.environ, "ACTEON_REDIS_URL": redis_url, "PYTHONPATH": str(ROOT)}
@@ -70,8 +98,8 @@ def start_reference(redis_url: str, stack: ExitStack) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--requests", type=int, default=4000)
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--requests", type=int, default=3000)
+    ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args()
@@ -89,6 +117,15 @@ def main() -> int:
         gw_reqs = [encode("127.0.0.1", gw_port, "/v1/dispatch", b, auth) for b in bodies(args.requests)]
         ref_reqs = [encode("127.0.0.1", ref_port, "/ref", b, auth) for b in bodies(args.requests)]
 
+        gw_pid, ref_pid = pid_on_port(gw_port), pid_on_port(ref_port)
+        cpu: dict[str, list[float]] = {"gateway": [], "reference": []}
+
+        async def timed(port: int, pid: int, reqs: list[bytes], name: str, keep: int = 0) -> Result:
+            before = cpu_seconds(pid)
+            res = await run("127.0.0.1", port, reqs, args.concurrency, keep=keep)
+            cpu[name].append((cpu_seconds(pid) - before) / len(reqs) * 1e6)
+            return res
+
         async def measure() -> tuple[list[Result], list[Result], float, dict[str, int]]:
             await run("127.0.0.1", gw_port, gw_reqs[:500], args.concurrency)  # warm up both
             await run("127.0.0.1", ref_port, ref_reqs[:500], args.concurrency)
@@ -97,9 +134,10 @@ def main() -> int:
             calls_per_decision = 0.0
             outcomes: dict[str, int] = {}
             for _ in range(args.rounds):
-                r.flushdb()  # a fresh window each round; the gateway recreates the default run
+                r.flushdb()  # a fresh window each round; one call recreates the default run
+                await run("127.0.0.1", gw_port, gw_reqs[:1], 1)
                 r.config_resetstat()
-                g = await run("127.0.0.1", gw_port, gw_reqs, args.concurrency, keep=args.requests)
+                g = await timed(gw_port, gw_pid, gw_reqs, "gateway", keep=args.requests)
                 stats = r.info("commandstats")
                 scripts = sum(int(stats.get(k, {}).get("calls", 0)) for k in ("cmdstat_evalsha", "cmdstat_eval"))
                 calls_per_decision = scripts / args.requests
@@ -107,7 +145,7 @@ def main() -> int:
                     o = json.loads(body).get("outcome", "error")
                     outcomes[o] = outcomes.get(o, 0) + 1
                 gws.append(g)
-                refs.append(await run("127.0.0.1", ref_port, ref_reqs, args.concurrency))
+                refs.append(await timed(ref_port, ref_pid, ref_reqs, "reference"))
             return gws, refs, calls_per_decision, outcomes
 
         gws, refs, calls, outcomes = asyncio.run(measure())
@@ -116,15 +154,17 @@ def main() -> int:
         return sorted(rs, key=lambda x: x.rps)[len(rs) // 2]
 
     g, ref = med(gws), med(refs)
+    ratios = sorted(a.rps / b.rps for a, b in zip(gws, refs, strict=True))
+    cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
     figures = {
         "requests_per_round": args.requests, "rounds": args.rounds, "concurrency": args.concurrency,
         "gateway": {"rps": round(g.rps), "p50_ms": round(g.pct(50), 2), "p99_ms": round(g.pct(99), 2),
-                    "statuses": g.statuses},
+                    "cpu_us_per_request": round(cpu_med["gateway"]), "statuses": g.statuses},
         "reference": {"rps": round(ref.rps), "p50_ms": round(ref.pct(50), 2), "p99_ms": round(ref.pct(99), 2),
-                      "statuses": ref.statuses},
-        "ratio": round(g.rps / ref.rps, 3),
-        "ratio_spread": [round(min(a.rps / b.rps for a, b in zip(gws, refs, strict=True)), 3),
-                         round(max(a.rps / b.rps for a, b in zip(gws, refs, strict=True)), 3)],
+                      "cpu_us_per_request": round(cpu_med["reference"]), "statuses": ref.statuses},
+        "ratio": round(statistics.median(ratios), 3),
+        "ratio_spread": [round(ratios[0], 3), round(ratios[-1], 3)],
+        "cpu_ratio": round(cpu_med["reference"] / cpu_med["gateway"], 3),
         "script_calls_per_decision": round(calls, 3),
         "outcomes": dict(sorted(outcomes.items(), key=lambda kv: -kv[1])),
     }
@@ -134,9 +174,11 @@ def main() -> int:
         print(f"dispatch benchmark: {args.requests} requests x {args.rounds} rounds, concurrency {args.concurrency}")
         for name in ("gateway", "reference"):
             f = figures[name]
-            print(f"  {name:<10} {f['rps']:>6} req/s   p50 {f['p50_ms']:.2f} ms   p99 {f['p99_ms']:.2f} ms")  # type: ignore[index]
-        print(f"  ratio gateway/reference: {figures['ratio']:.3f} (rounds: {figures['ratio_spread'][0]}"
-              f"..{figures['ratio_spread'][1]}; target >= 0.8)")
+            print(f"  {name:<10} {f['rps']:>6} req/s   p50 {f['p50_ms']:.2f} ms   p99 {f['p99_ms']:.2f} ms"  # type: ignore[index]
+                  f"   CPU {f['cpu_us_per_request']} us/request")  # type: ignore[index]
+        print(f"  throughput ratio gateway/reference: {figures['ratio']:.3f} (median of rounds; range "
+              f"{figures['ratio_spread'][0]}..{figures['ratio_spread'][1]}; target >= 0.8)")  # type: ignore[index]
+        print(f"  CPU-per-request ratio reference/gateway: {figures['cpu_ratio']:.3f}")
         print(f"  Redis script calls per decision: {figures['script_calls_per_decision']}")
         print(f"  outcomes: {figures['outcomes']}")
     ok = all(s == 200 for res in gws for s in res.statuses)

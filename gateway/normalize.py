@@ -6,6 +6,7 @@ sends paths relative to ``cwd`` and hides web_fetch URLs inside a prompt.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Mapping
@@ -52,6 +53,27 @@ _MAX_TARGET = 4096
 
 
 @dataclass(frozen=True, slots=True)
+class Facts:
+    """What the gateway derives from a call's arguments. Immutable and cached: agents repeat the
+    same commands and paths all the time, and deriving them is most of normalization's cost."""
+
+    target: str = ""
+    paths: tuple[str, ...] = ()
+    path_classes: tuple[str, ...] = ()
+    hosts: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()  # sorted
+    executables: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+    path_facts: tuple[P.PathFact, ...] = field(default=(), repr=False)
+
+
+_LIST_FIELDS = {
+    "path": "paths", "path_class": "path_classes", "host": "hosts", "category": "categories",
+    "executable": "executables", "command": "commands",
+}
+
+
+@dataclass(frozen=True, slots=True)
 class Call:
     """A normalized tool call: everything a rule condition can look at."""
 
@@ -61,32 +83,29 @@ class Call:
     provider: str
     tool: str
     action_type: str
-    target: str
     input: Mapping[str, Any]
-    cwd: str | None = None
-    paths: tuple[str, ...] = ()
-    path_classes: tuple[str, ...] = ()
-    hosts: tuple[str, ...] = ()
-    categories: frozenset[str] = frozenset()
-    executables: tuple[str, ...] = ()
-    commands: tuple[str, ...] = ()
-    # Resolved facts, for dedup keys and approvals.
-    path_facts: tuple[P.PathFact, ...] = field(default=(), repr=False)
+    cwd: str | None
+    facts: Facts
+
+    @property
+    def target(self) -> str:
+        return self.facts.target
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return self.facts.paths
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        return self.facts.categories
 
     def value(self, name: str) -> str | tuple[str, ...] | None:
         """The value of a rule field: a string, a tuple for list-valued fields, or None if absent."""
-        if name == "path":
-            return self.paths or None
-        if name == "path_class":
-            return self.path_classes or None
-        if name == "host":
-            return self.hosts or None
-        if name == "category":
-            return tuple(sorted(self.categories)) or None
-        if name == "executable":
-            return self.executables or None
-        if name == "command":
-            return self.commands or None
+        attr = _LIST_FIELDS.get(name)
+        if attr is not None:
+            return getattr(self.facts, attr) or None
+        if name == "target":
+            return self.facts.target
         v = getattr(self, name, None)
         return v if isinstance(v, str) else None
 
@@ -122,73 +141,75 @@ def normalize(
     mcp_server: str | None = None,
 ) -> Call:
     action_type = _TOOL_ACTIONS.get(tool)
-    base: dict[str, Any] = {
-        "run_id": run_id, "agent_id": agent_id, "role": role, "provider": provider,
-        "tool": tool, "input": input, "cwd": cwd,
-    }
     if action_type is None:
         mcp = _split_mcp(tool, mcp_server)
         if mcp:
-            return Call(action_type=c.MCP_CALL, target=f"{mcp[0]}/{mcp[1]}", **base)
-        return Call(action_type=c.OTHER, target=tool[:_MAX_TARGET], **base)
-
-    if action_type == c.EXECUTE_COMMAND:
+            action_type, facts = c.MCP_CALL, Facts(target=f"{mcp[0]}/{mcp[1]}")
+        else:
+            action_type, facts = c.OTHER, Facts(target=tool[:_MAX_TARGET])
+    elif action_type == c.EXECUTE_COMMAND:
         command = input.get("command")
-        command = command if isinstance(command, str) else ""
         # Gemini's run_shell_command may run in a sub-directory of the workspace.
-        workdir = cwd
-        dir_path = _s(input.get("dir_path"))
-        if dir_path:
-            workdir = P.resolve(dir_path, cwd, home)
-        a = analyze(command, workdir, home, secret_paths)
-        return Call(
-            action_type=action_type,
-            target=command[:_MAX_TARGET],
-            paths=tuple(f.path for f in a.paths),
-            path_classes=tuple(dict.fromkeys(f.path_class for f in a.paths)),
-            hosts=a.hosts,
-            categories=a.categories,
-            executables=a.executables,
-            commands=(command, *a.commands),
-            path_facts=a.paths,
-            **base,
-        )
+        facts = _command_facts(command if isinstance(command, str) else "", cwd, _s(input.get("dir_path")),
+                               home, secret_paths)
+    elif action_type == c.WEB_FETCH:
+        urls = _urls(tool, input)
+        hosts = tuple(dict.fromkeys(h for h in (_host(u) for u in urls) if h))
+        facts = Facts(target=" ".join(urls)[:_MAX_TARGET], hosts=hosts)
+    elif action_type == c.WEB_SEARCH:
+        facts = Facts(target=(_s(input.get("query")) or "")[:_MAX_TARGET])
+    elif action_type == c.SPAWN_AGENT:
+        facts = Facts(target=_s(input.get("subagent_type")) or _s(input.get("agent_name")) or "general-purpose")
+    else:
+        pattern = _s(input.get("pattern")) if tool in ("Glob", "glob") else None
+        facts = _file_facts(action_type, tuple(_raw_paths(action_type, input, cwd)), pattern, cwd, home, secret_paths)
+    return Call(run_id, agent_id, role, provider, tool, action_type, input, cwd, facts)
 
-    raw_paths = _raw_paths(action_type, tool, input, cwd)
+
+@functools.lru_cache(maxsize=8192)
+def _command_facts(
+    command: str, cwd: str | None, dir_path: str | None, home: str, secret_paths: tuple[str, ...]
+) -> Facts:
+    workdir = P.resolve(dir_path, cwd, home) if dir_path else cwd
+    a = analyze(command, workdir, home, secret_paths)
+    return Facts(
+        target=command[:_MAX_TARGET],
+        paths=tuple(f.path for f in a.paths),
+        path_classes=tuple(dict.fromkeys(f.path_class for f in a.paths)),
+        hosts=a.hosts,
+        categories=tuple(sorted(a.categories)),
+        executables=a.executables,
+        commands=(command, *a.commands),
+        path_facts=a.paths,
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def _file_facts(
+    action_type: str, raw_paths: tuple[str, ...], pattern: str | None, cwd: str | None, home: str,
+    secret_paths: tuple[str, ...],
+) -> Facts:
     facts = tuple(P.fact(p, cwd, home) for p in raw_paths)
     categories: set[str] = set()
     if any(is_secret_path(f.path, home, secret_paths) for f in facts):
         categories.add("credential_access")
     if action_type == c.WRITE_FILE and any(f.path_class == P.SYSTEM for f in facts):
         categories.add("system_write")
-    hosts: tuple[str, ...] = ()
-    if action_type == c.WEB_FETCH:
-        urls = _urls(tool, input)
-        hosts = tuple(dict.fromkeys(h for h in (_host(u) for u in urls) if h))
-        target = " ".join(urls) if urls else ""
-    elif action_type == c.WEB_SEARCH:
-        target = _s(input.get("query")) or ""
-    elif action_type == c.SPAWN_AGENT:
-        target = _s(input.get("subagent_type")) or _s(input.get("agent_name")) or "general-purpose"
-    elif action_type == c.LIST_FILES and tool in ("Glob", "glob"):
-        pattern = _s(input.get("pattern")) or ""
+    if pattern is not None:  # Glob: the target is the pattern under its root
         root = facts[0].path if facts else P.resolve(".", cwd, home)
         target = pattern if pattern.startswith("/") else posixpath.join(root, pattern)
     else:
         target = ", ".join(f.path for f in facts)
-    return Call(
-        action_type=action_type,
+    return Facts(
         target=target[:_MAX_TARGET],
         paths=tuple(f.path for f in facts),
         path_classes=tuple(dict.fromkeys(f.path_class for f in facts)),
-        hosts=hosts,
-        categories=frozenset(categories),
+        categories=tuple(sorted(categories)),
         path_facts=facts,
-        **base,
     )
 
 
-def _raw_paths(action_type: str, tool: str, input: Mapping[str, Any], cwd: str | None) -> list[str]:
+def _raw_paths(action_type: str, input: Mapping[str, Any], cwd: str | None) -> list[str]:
     if action_type in (c.WRITE_FILE, c.READ_FILE):
         found = [p for p in (_s(input.get("file_path")), _s(input.get("notebook_path"))) if p]
         for key in ("paths", "include"):

@@ -28,19 +28,25 @@ _SECRET_NAMES = frozenset({".netrc", "_netrc", ".git-credentials", ".pgpass", ".
 # copies the keys).
 _SECRET_DIRS = frozenset({".ssh", ".aws", ".azure", ".gnupg"})
 
-# Multi-component suffixes that are credentials wherever the enclosing home is.
-_SECRET_SUFFIXES: tuple[tuple[str, ...], ...] = (
-    (".config", "gcloud"),
-    (".kube", "config"),
-    (".docker", "config.json"),
-    (".config", "gh", "hosts.yml"),
-    (".cargo", "credentials"),
-    (".cargo", "credentials.toml"),
-    (".gem", "credentials"),
-    (".terraform.d", "credentials.tfrc.json"),
-    # The agent CLIs' own login tokens.
-    (".claude", ".credentials.json"),
-    (".gemini", "oauth_creds.json"),
+# Credential locations made of several components, wherever the enclosing home is (matched as
+# "/a/b/" inside "/path/"; a directory entry covers everything below it).
+_SECRET_SEGMENTS = tuple(
+    f"/{segment}/"
+    for segment in (
+        ".config/gcloud",
+        ".kube/config",
+        ".docker/config.json",
+        ".config/gh/hosts.yml",
+        ".cargo/credentials",
+        ".cargo/credentials.toml",
+        ".gem/credentials",
+        ".terraform.d/credentials.tfrc.json",
+        # The agent CLIs' own login tokens.
+        ".claude/.credentials.json",
+        ".gemini/oauth_creds.json",
+        ".config/fish/config.fish",
+        ".config/fish/conf.d",
+    )
 )
 
 # Shell start-up files: writing them is persistence, and people keep API keys in them.
@@ -100,27 +106,24 @@ def _in_home_dir(parent: str, home: str) -> bool:
     return posixpath.dirname(parent) == "/home"
 
 
-def _has_suffix(parts: list[str], suffix: tuple[str, ...]) -> bool:
-    n = len(suffix)
-    for i in range(len(parts) - n + 1):
-        if tuple(parts[i : i + n]) == suffix:
-            return True
-    return False
-
-
 def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
     """True when ``path`` (resolved, absolute) holds or controls credentials."""
     if not path:
         return False
     path = posixpath.normpath(path)
     for root in extra:
-        if root and is_within(path, posixpath.normpath(root)):
+        # Only absolute entries; "/" would make every path a secret.
+        if root.startswith("/") and root.strip("/") and is_within(path, posixpath.normpath(root)):
             return True
+    parent, _, name = path.rpartition("/")
+    parent = parent or "/"
+    # Fast exit for the common case: every rule below involves a dot-file or dot-directory, /etc,
+    # or an SSH key name.
+    if "/." not in path and not path.startswith("/etc/") and not name.startswith(("id_", "_netrc")):
+        return False
     parts = [p for p in path.split("/") if p]
     if not parts:
         return False
-    name = parts[-1]
-    parent = posixpath.dirname(path)
 
     if _is_env_file(name) or name in _SECRET_NAMES:
         return True
@@ -135,9 +138,8 @@ def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
                 return not (name.endswith(".pub") or name in _SSH_PUBLIC_FILES)
             return True
 
-    if any(_has_suffix(parts, suffix) for suffix in _SECRET_SUFFIXES):
-        return True
-    if _has_suffix(parts, (".config", "fish")) and (name == "config.fish" or "conf.d" in parts):
+    padded = path + "/"
+    if any(segment in padded for segment in _SECRET_SEGMENTS):
         return True
 
     if name in _HOME_ONLY_NAMES and _in_home_dir(parent, home):

@@ -15,7 +15,8 @@ from gateway.state import GatewayState
 bearer = HTTPBearer(auto_error=False, description="the admin key or a run's agent key")
 
 
-def state(request: Request) -> GatewayState:
+async def state(request: Request) -> GatewayState:
+    # async on purpose: FastAPI runs plain-def dependencies in a thread pool, a costly hop per request.
     s: GatewayState = request.app.state.gateway
     return s
 
@@ -24,7 +25,8 @@ async def principal(
     request: Request, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 ) -> Principal:
     header = f"Bearer {creds.credentials}" if creds else request.headers.get("authorization")
-    return await state(request).auth.principal(header)
+    st: GatewayState = request.app.state.gateway
+    return await st.auth.principal(header)
 
 
 async def admin(p: Annotated[Principal, Depends(principal)]) -> Principal:

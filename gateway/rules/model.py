@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +26,7 @@ class Rewrite:
     replacement: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: cached_property needs an instance __dict__
 class Rule:
     name: str
     priority: int
@@ -51,6 +52,19 @@ class Rule:
     @property
     def terminal(self) -> bool:
         return self.action in TERMINAL_ACTIONS
+
+    @functools.cached_property
+    def default_reason(self) -> str:
+        """The reason shown when this rule decides and the pack gave none."""
+        if self.reason:
+            return self.reason
+        if self.action == "throttle":
+            return f"throttled: at most {self.limit} calls per {self.window_s:g}s per {self.per}"
+        if self.action == "deduplicate":
+            if self.scope == "cross_agent":
+                return f"another agent is already working on this {self.key} (deduplicated for {self.ttl_s:g}s)"
+            return f"duplicate call within {self.ttl_s:g}s"
+        return f"{self.action} by rule '{self.name}'"
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name, "priority": self.priority, "action": self.action}

@@ -27,6 +27,9 @@ from gateway.shell.words import Word, locate, target_of
 # strings are substrings of their parent, but brace expansion and eval can multiply them.
 _SCRIPT_BUDGET = 1 << 20
 
+# Loop iterations one analysis may unroll (`for d in a b c`): nested loops multiply.
+_LOOP_BUDGET = 64
+
 SHELL_READS_STDIN = "shell_stdin"  # a shell executing whatever arrives on its stdin
 NETWORK_STREAM = "net_stream"  # a raw network connection (nc, telnet, socat, openssl s_client)
 
@@ -34,8 +37,8 @@ NETWORK_STREAM = "net_stream"  # a raw network connection (nc, telnet, socat, op
 class Facts:
     """Mutable collector for one ``analyze`` call."""
 
-    __slots__ = ("workspace", "home", "secret_extra", "parsed", "budget", "categories", "roles",
-                 "_executables", "_commands", "_paths", "_hosts")
+    __slots__ = ("_commands", "_executables", "_facts", "_hosts", "_paths", "_secrets", "budget", "categories",
+                 "home", "loop_budget", "parsed", "roles", "secret_extra", "workspace")
 
     def __init__(self, workspace: str | None, home: str, secret_extra: tuple[str, ...]) -> None:
         self.workspace = workspace
@@ -43,12 +46,16 @@ class Facts:
         self.secret_extra = secret_extra
         self.parsed = True
         self.budget = _SCRIPT_BUDGET
+        self.loop_budget = _LOOP_BUDGET
         self.categories: set[str] = set()
         self.roles: list[str] = []
         self._executables: dict[str, None] = {}
         self._commands: dict[str, None] = {}
         self._paths: dict[PathFact, None] = {}
         self._hosts: dict[str, None] = {}
+        # The same path is usually looked at several times (locate, record, classify); memoize.
+        self._facts: dict[str, PathFact] = {}
+        self._secrets: dict[str, bool] = {}
 
     # -- simple facts --------------------------------------------------------------------------
 
@@ -94,7 +101,9 @@ class Facts:
 
     def record(self, path: str) -> PathFact:
         """Record a resolved path and the categories every kind of access to it implies."""
-        pf = fact(path, self.workspace, self.home)
+        pf = self._facts.get(path)
+        if pf is None:
+            pf = self._facts[path] = fact(path, self.workspace, self.home)
         self._paths[pf] = None
         if is_network_pseudo_path(pf.path):
             self.flag(cat.REVERSE_SHELL)
@@ -105,7 +114,10 @@ class Facts:
         return locate(word, scope.cwd, scope.cwd_known, self.home)
 
     def is_secret(self, path: str) -> bool:
-        return is_secret_path(path, self.home, self.secret_extra)
+        secret = self._secrets.get(path)
+        if secret is None:
+            secret = self._secrets[path] = is_secret_path(path, self.home, self.secret_extra)
+        return secret
 
     def inspect(self, word: Word, scope: Scope) -> str | None:
         """The command only looks at the path's metadata (ls, stat, cd, test)."""
@@ -144,7 +156,7 @@ class Facts:
 
     def delete(self, word: Word, scope: Scope, recursive: bool) -> None:
         target = target_of(word, scope.cwd, scope.cwd_known, self.home)
-        path = self._locate(word, scope)
+        path = target.path if word.exact else self._locate(word, scope)
         if path is not None:
             self.record(path)
             if self.is_secret(path):

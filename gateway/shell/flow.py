@@ -39,11 +39,6 @@ class Flow:
             listing=self.listing if self.listing is not None else other.listing,
         )
 
-    @property
-    def unknown(self) -> bool:
-        """True when the content is neither static text nor a plain local file."""
-        return self.payload or self.opaque
-
 
 EMPTY = Flow()
 OPAQUE = Flow(opaque=True)
@@ -57,9 +52,11 @@ class Scope:
     cwd_known: bool  # False after `cd` to a directory that cannot be known statically
     vars: dict[str, str]  # shell variables with a statically known value (HOME, PWD, X=literal)
     files: dict[str, Flow] = field(default_factory=dict)  # files written earlier by this command line
+    # What variables without a static value hold: `X=$(curl …); eval "$X"` still runs a download.
+    flows: dict[str, Flow] = field(default_factory=dict)
 
     def copy(self) -> Scope:
-        return Scope(self.cwd, self.cwd_known, dict(self.vars), dict(self.files))
+        return Scope(self.cwd, self.cwd_known, dict(self.vars), dict(self.files), dict(self.flows))
 
     def change_dir(self, path: str | None) -> None:
         """Move to ``path`` (already resolved); None means the new directory is unknowable."""

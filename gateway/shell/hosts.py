@@ -53,11 +53,6 @@ def url_hosts(value: str) -> list[str]:
     return found
 
 
-def is_url(value: str) -> bool:
-    match = _URL_IN_TEXT.match(value)
-    return match is not None and match.group(1).lower() in _URL_SCHEMES
-
-
 def remote_spec_host(value: str) -> str | None:
     """Host of an scp/rsync/git remote spec (`user@host:path`, `host:path`), else None."""
     if "://" in value:

@@ -30,11 +30,10 @@ class Call:
 
     @property
     def args_flow(self) -> Flow:
-        """Merged output of every command substitution in the arguments."""
+        """Merged content of every command substitution (or variable holding one) in the arguments."""
         flow = EMPTY
         for word in self.args:
-            if word.subs:
-                flow = flow.merge(word.flow)
+            flow = flow.merge(word.flow)
         return flow
 
     def flag(self, category: str) -> None:

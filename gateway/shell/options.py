@@ -18,7 +18,6 @@ from gateway.shell.words import Word
 class Options:
     flags: list[tuple[str, Word | None]] = field(default_factory=list)  # ("-o", value) / ("--x", None)
     operands: list[Word] = field(default_factory=list)
-    rest_index: int = -1  # with stop_at_operand: index in args of the first operand
 
     def has(self, *names: str) -> bool:
         return any(name in names for name, _ in self.flags)
@@ -37,7 +36,6 @@ class Spec:
     long_with_value: frozenset[str] = frozenset()
     long_flags: frozenset[str] = frozenset()  # only needed for abbreviation matching
     stop_at_operand: bool = False  # POSIX: options end at the first operand (wrappers, find, ssh)
-    plus_options: bool = False  # `+o history` style options (set, bash)
 
     def canonical_long(self, name: str) -> str:
         if name in self.long_with_value or name in self.long_flags:
@@ -46,9 +44,8 @@ class Spec:
         return matches[0] if len(matches) == 1 else name
 
 
-def spec(short: str = "", long: Sequence[str] = (), flags: Sequence[str] = (), *,
-         stop: bool = False, plus: bool = False) -> Spec:
-    return Spec(short, frozenset(long), frozenset(flags), stop, plus)
+def spec(short: str = "", long: Sequence[str] = (), flags: Sequence[str] = (), *, stop: bool = False) -> Spec:
+    return Spec(short, frozenset(long), frozenset(flags), stop)
 
 
 def scan(args: Sequence[Word], option_spec: Spec) -> Options:
@@ -60,19 +57,17 @@ def scan(args: Sequence[Word], option_spec: Spec) -> Options:
         text = word.value
         is_option = (
             len(text) > 1
-            and (text[0] == "-" or (option_spec.plus_options and text[0] == "+"))
-            and (word.literal or word.wild > 1)
+            and text[0] == "-"
+            and word.wild != 0  # a leading expansion could be anything, so it is an operand
         )
         if not is_option:
             if option_spec.stop_at_operand:
-                out.rest_index = i
                 out.operands.extend(args[i:])
                 return out
             out.operands.append(word)
             i += 1
             continue
         if text == "--":
-            out.rest_index = i + 1
             out.operands.extend(args[i + 1 :])
             return out
         if text.startswith("--"):
@@ -87,23 +82,21 @@ def scan(args: Sequence[Word], option_spec: Spec) -> Options:
                 out.flags.append((name, None))
             i += 1
             continue
-        sign = text[0]
         j = 1
         while j < len(text):
             letter = text[j]
             if letter in option_spec.short_with_value:
                 if j + 1 < len(text):
-                    out.flags.append((sign + letter, word.tail(j + 1)))
+                    out.flags.append(("-" + letter, word.tail(j + 1)))
                 elif i + 1 < n:
-                    out.flags.append((sign + letter, args[i + 1]))
+                    out.flags.append(("-" + letter, args[i + 1]))
                     i += 1
                 else:
-                    out.flags.append((sign + letter, None))
+                    out.flags.append(("-" + letter, None))
                 break
-            out.flags.append((sign + letter, None))
+            out.flags.append(("-" + letter, None))
             j += 1
         i += 1
-    out.rest_index = n
     return out
 
 

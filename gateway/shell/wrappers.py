@@ -76,7 +76,10 @@ def _env(argv: list[Word]) -> Unwrapped:
     for _ in range(8):  # -S can introduce more options; bound the rounds
         options = scan(args, _ENV)
         out.cwd = options.value("-C", "--chdir") or out.cwd
-        rest = _split_assignments(options.operands, out)
+        operands = options.operands
+        if operands and operands[0].value == "-":  # `env - cmd` is `env -i cmd`
+            operands = operands[1:]
+        rest = _split_assignments(operands, out)
         split = options.value("-S", "--split-string")
         if split is None:
             out.argv = rest
@@ -252,4 +255,5 @@ UNWRAPPERS: dict[str, Callable[[list[Word]], Unwrapped]] = {
     "su": _su,
     "runuser": _su,
     "xargs": _xargs,
+    "coproc": _plain(spec(stop=True)),
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from gateway.errors import BadRequest
@@ -14,8 +15,15 @@ _SCAN_LIMIT = 20_000  # entries examined per page at most, so a rare filter cann
 
 
 def _record(entry_id: str, fields: dict[str, str]) -> dict[str, Any]:
+    """One stream entry as an audit record: the decision's fields plus the call's packed fields."""
     rec: dict[str, Any] = {"cursor": entry_id}
+    try:
+        rec.update(json.loads(fields.get("call") or "{}"))
+    except ValueError:
+        rec["call"] = fields.get("call")
     for k, v in fields.items():
+        if k == "call":
+            continue
         if k in _INT_FIELDS:
             try:
                 rec[k] = int(v)
@@ -55,8 +63,9 @@ async def query(
             last = entry_id
             if since_ms is not None and int(fields.get("ts", 0)) < since_ms:
                 continue
-            if all(fields.get(k) == v for k, v in filters.items()):
-                out.append(_record(entry_id, fields))
+            rec = _record(entry_id, fields)
+            if all(rec.get(k) == v for k, v in filters.items()):
+                out.append(rec)
                 if len(out) >= limit:
                     return out, entry_id
         if len(chunk) < _SCAN_CHUNK:
@@ -66,7 +75,9 @@ async def query(
 
 
 async def append_event(backend: Backend, run_id: str, event: dict[str, Any]) -> str:
-    fields: dict[Any, Any] = {k: ("" if v is None else str(v).lower() if isinstance(v, bool) else str(v)) for k, v in event.items()}
+    fields: dict[Any, Any] = {
+        k: ("" if v is None else str(v).lower() if isinstance(v, bool) else str(v)) for k, v in event.items()
+    }
     fields["ts"] = str(await backend.now_ms())
     return str(await backend.call(backend.redis.xadd(keys.events(run_id), fields)))
 

@@ -7,13 +7,18 @@ Timeouts are short and bounded on purpose: when Redis is gone the gateway must a
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.client import Redis
+from redis.asyncio.connection import Connection
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from gateway.errors import StoreUnavailable
 
@@ -24,17 +29,33 @@ def load_script(name: str) -> str:
     return resources.files("gateway.store").joinpath("lua", name).read_text(encoding="utf-8")
 
 
+class _CPackConnection(Connection):
+    """redis-py's asyncio connection packs commands in pure Python; a decision carries a few dozen
+    script arguments, so hiredis's C packer saves about a tenth of the gateway's CPU per dispatch."""
+
+    def pack_command(self, *args: Any) -> list[bytes]:
+        first = args[0]
+        if isinstance(first, str) and " " in first:  # 'SCRIPT LOAD' is two protocol words
+            args = (*first.split(), *args[1:])
+        return [hiredis.pack_command(args)]
+
+
 def connect(url: str | None, *, timeout_s: float = 1.0) -> Redis:
     if url:
-        return aioredis.Redis.from_url(
+        pool = aioredis.ConnectionPool.from_url(
             url,
+            connection_class=_CPackConnection,
             decode_responses=True,
-            socket_timeout=timeout_s,
+            # Reads are bounded by Backend.call's asyncio.timeout, not socket_timeout: redis-py
+            # implements socket_timeout with asyncio.wait_for, one extra task per read on 3.11.
             socket_connect_timeout=timeout_s,
             health_check_interval=0,
-            retry_on_timeout=False,
             max_connections=256,
+            # No retries: when Redis is gone the caller must hear it within the timeout (503), not
+            # after a backoff series; the next request simply tries again.
+            retry=Retry(NoBackoff(), 0),
         )
+        return aioredis.Redis(connection_pool=pool)
     import fakeredis  # only the embedded mode pays for it
 
     server = fakeredis.FakeServer()
@@ -48,6 +69,7 @@ class Backend:
 
     redis: Redis
     clock: Clock | None = None
+    timeout_s: float = 1.0
     _scripts: dict[str, Any] = field(default_factory=dict)
 
     def script(self, name: str) -> Any:
@@ -71,6 +93,7 @@ class Backend:
     async def call(self, awaitable: Any) -> Any:
         """Await a Redis call, turning connection trouble into :class:`StoreUnavailable`."""
         try:
-            return await awaitable
-        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError) as e:
+            async with asyncio.timeout(self.timeout_s):
+                return await awaitable
+        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError) as e:
             raise StoreUnavailable(str(e) or type(e).__name__) from None

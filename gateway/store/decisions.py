@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from gateway.normalize import Call
 from gateway.rules.engine import DEFAULT_DENY_REASON, Evaluation
@@ -49,27 +50,21 @@ def _dedup_value(rule: Rule, call: Call) -> str:
     if rule.key == "path":
         return "\x1f".join(call.paths) or call.target
     if rule.key == "input":
-        return json.dumps(call.input, sort_keys=True, default=str)
+        return orjson.dumps(call.input, option=orjson.OPT_SORT_KEYS, default=str).decode()
     return call.target
 
 
 def _gate_args(rule: Rule, call: Call, action_id: str) -> tuple[str, list[str]]:
+    """The gate's key and its seven script arguments (see ``decide.lua``)."""
     if rule.action == "throttle":
-        who = {"agent": call.agent_id, "role": call.role or "-", "run": "-", "global": "-"}[rule.per]
+        who = call.agent_id if rule.per == "agent" else (call.role or "-") if rule.per == "role" else "-"
         key = keys.throttle(call.run_id, rule.name, rule.per, who)
-        window_ms = max(1, round(rule.window_s * 1000))
-        reason = rule.reason or f"throttled: at most {rule.limit} calls per {rule.window_s:g}s per {rule.per}"
-        return key, ["t", str(rule.limit), str(window_ms), "-", action_id, rule.name, reason]
+        return key, ["t", str(rule.limit), str(max(1, round(rule.window_s * 1000))), "-", action_id, rule.name,
+                     rule.default_reason]
     digest = hashlib.sha256(_dedup_value(rule, call).encode()).hexdigest()[:32]
     key = keys.dedup(call.run_id, rule.name, digest)
-    ttl_ms = max(1, round(rule.ttl_s * 1000))
-    reason = rule.reason or (
-        f"another agent is already working on this {rule.key} (deduplicated for {rule.ttl_s:g}s)"
-        if rule.scope == "cross_agent"
-        else f"duplicate call within {rule.ttl_s:g}s"
-    )
     scope = "any" if rule.scope == "any" else "agent"
-    return key, ["d", "0", str(ttl_ms), scope, action_id, rule.name, reason]
+    return key, ["d", "0", str(max(1, round(rule.ttl_s * 1000))), scope, action_id, rule.name, rule.default_reason]
 
 
 async def decide(
@@ -81,7 +76,7 @@ async def decide(
     approval_id: str,
     rules_version: str,
     dry_run: bool,
-    audit: dict[str, str],
+    audit: dict[str, Any],
 ) -> Decision:
     terminal = evaluation.terminal
     if terminal is None or terminal.action == "suppress":
@@ -91,9 +86,7 @@ async def decide(
     else:
         kind = "allow"
     rule_name = evaluation.rule_name
-    reason = (terminal.reason if terminal else "") or (
-        DEFAULT_DENY_REASON if terminal is None else f"{terminal.action} by rule '{terminal.name}'"
-    )
+    reason = terminal.default_reason if terminal else DEFAULT_DENY_REASON
     run_id = call.run_id
     # A gate only matters when the call may run; otherwise skip the keys altogether.
     gates = evaluation.gates if kind != "suppress" else ()
@@ -114,18 +107,15 @@ async def decide(
             "run_id", run_id, "agent_id", call.agent_id, "role", call.role or "",
             "provider", call.provider, "tool", call.tool, "action_type", call.action_type,
             "target", call.target, "rule", rule_name, "reason", reason,
-            "input", json.dumps(call.input, default=str)[:65536],
+            "input", orjson.dumps(call.input, default=str).decode()[:65536],
         ]
-    audit_pairs = ["rule", rule_name, "reason", reason]
-    for k, v in audit.items():
-        audit_pairs.extend((k, v))
 
     outcome_if_allowed = c.REROUTED if terminal is not None and terminal.action == "reroute" else c.EXECUTED
     argv: list[str] = [
         backend.now_arg(), "1" if dry_run else "0", kind, rules_version, outcome_if_allowed,
         approval_id, str(timeout_ms), keys.approval_prefix(run_id), str(APPROVAL_RETENTION_MS),
         str(len(approval_pairs) // 2), *approval_pairs,
-        str(len(audit_pairs) // 2), *audit_pairs,
+        rule_name, reason, orjson.dumps(audit).decode(),
         str(len(gates)), *gate_argv,
         call.agent_id,
     ]

@@ -114,3 +114,11 @@ def test_reroute_returns_the_complete_replacement_input(make_client, tmp_path) -
     d = dispatch(client, call(input={"command": "terraform apply -auto-approve", "timeout": 5}))
     assert (d["allowed"], d["outcome"], d["rule"]) == (True, "rerouted", "force-dry-run")
     assert d["updated_input"] == {"command": "terraform plan -auto-approve", "timeout": 5, "description": "rewritten"}
+
+
+def test_dispatch_answers_match_the_documented_model(client) -> None:
+    from gateway.models import DispatchResponse
+
+    for body in (call(command="ls"), call(command="git push"), call(command="rm -rf /")):
+        d = dispatch(client, body)
+        assert DispatchResponse.model_validate(d).model_dump(exclude_none=True) == d

@@ -23,23 +23,32 @@ def test_corpus_is_big_enough_and_balanced() -> None:
 
 
 @pytest.fixture(scope="module")
-def corpus_client(tmp_path_factory):  # type: ignore[no-untyped-def]
-    """One embedded gateway for the whole corpus (each entry is its own agent, so no gate interferes)."""
+def corpus_clock():  # type: ignore[no-untyped-def]
+    from tests.conftest import FakeClock
+
+    return FakeClock()
+
+
+@pytest.fixture(scope="module")
+def corpus_client(tmp_path_factory, corpus_clock):  # type: ignore[no-untyped-def]
+    """One embedded gateway for the whole corpus. Each entry is its own agent and the clock moves past
+    every throttle window between entries, so only the labelled rule can decide."""
     from fastapi.testclient import TestClient
 
     from gateway.app import create_app
     from gateway.config import Settings
-    from tests.conftest import ADMIN_KEY, FakeClock
+    from tests.conftest import ADMIN_KEY
     from tests.support import ROOT
 
     settings = Settings(rules_dir=ROOT / "rules", state_dir=tmp_path_factory.mktemp("state"),
                         admin_key=ADMIN_KEY, home="/home/agent")
-    with TestClient(create_app(settings, clock=FakeClock())) as client:
+    with TestClient(create_app(settings, clock=corpus_clock)) as client:
         yield client
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=[c["id"] for c in CORPUS])
-def test_default_pack_decides_as_labelled(corpus_client, case) -> None:
+def test_default_pack_decides_as_labelled(corpus_client, corpus_clock, case) -> None:
+    corpus_clock.advance(121_000)
     body = {"run_id": "default", "agent_id": f"corpus-{case['id']}", "provider": case["provider"],
             "tool": case["tool"], "input": case["input"], "cwd": case.get("cwd", "/work/proj")}
     r = corpus_client.post("/v1/dispatch", json=body, headers=ADMIN)

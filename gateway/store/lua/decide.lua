@@ -13,8 +13,9 @@
 --       4 expected run rules version   5 outcome when allowed (executed|rerouted)
 --       6 new approval id   7 approval timeout ms   8 approval key prefix   9 retention ms
 --       10 number of approval record pairs A, then A field/value pairs
---       then: number of audit pairs B, then B field/value pairs; the first two pairs are 'rule' and
---             'reason' of the terminal rule, replaced here when a gate, the quota or the run decides
+--       then: the terminal rule's name, its reason (replaced here when a gate, the quota, the run or a
+--             rejection decides), and the call's audit fields as one JSON string (packed by the gateway:
+--             one argument instead of dozens keeps the round trip cheap)
 --       then: number of gates G, then 7 values per gate: kind (t|d), limit or 0, window/ttl ms,
 --             scope (agent|any), member (action id), rule name, reason
 --       then: the agent id
@@ -40,10 +41,10 @@ local n_approval = tonumber(ARGV[pos])
 local approval_fields = {}
 for i = 1, n_approval * 2 do approval_fields[i] = ARGV[pos + i] end
 pos = pos + n_approval * 2 + 1
-local n_audit = tonumber(ARGV[pos])
-local audit_fields = {}
-for i = 1, n_audit * 2 do audit_fields[i] = ARGV[pos + i] end
-pos = pos + n_audit * 2 + 1
+local rule = ARGV[pos]
+local reason = ARGV[pos + 1]
+local call_json = ARGV[pos + 2]
+pos = pos + 3
 local n_gates = tonumber(ARGV[pos])
 local gates = {}
 for g = 1, n_gates do
@@ -97,7 +98,7 @@ elseif kind == 'approval' then
       outcome = 'suppressed'
       failed = -3
       approval_id = existing
-      audit_fields[4] = 'rejected by ' .. (a[4] or 'an operator') .. ((a[5] and a[5] ~= '') and (': ' .. a[5]) or '')
+      reason = 'rejected by ' .. (a[4] or 'an operator') .. ((a[5] and a[5] ~= '') and (': ' .. a[5]) or '')
     else
       -- expired, used, or vanished: a new call needs a new approval
       create_approval()
@@ -109,8 +110,8 @@ if may_run then
   if run[1] == 'cancelled' then
     outcome = 'cancelled'
     failed = -2
-    audit_fields[2] = 'run-cancelled'
-    audit_fields[4] = 'the run was cancelled'
+    rule = 'run-cancelled'
+    reason = 'the run was cancelled'
   else
     for g = 1, n_gates do
       local gate = gates[g]
@@ -159,14 +160,14 @@ if may_run then
           failed = -1
           retry = q_start + q_window - now
           outcome = 'quota_exceeded'
-          audit_fields[2] = 'run-quota'
-          audit_fields[4] = 'the run used its quota of ' .. q_max .. ' actions'
+          rule = 'run-quota'
+          reason = 'the run used its quota of ' .. q_max .. ' actions'
         end
       end
     end
     if failed > 0 then
-      audit_fields[2] = gates[failed].name
-      audit_fields[4] = gates[failed].reason
+      rule = gates[failed].name
+      reason = gates[failed].reason
     end
     if failed == 0 then
       outcome = ARGV[5]
@@ -193,10 +194,10 @@ if may_run then
 end
 
 if not dry then
-  redis.call('XADD', KEYS[3], '*', 'ts', now, 'outcome', outcome, 'retry_after_ms', retry,
-             'approval_id', approval_id, unpack(audit_fields))
+  redis.call('XADD', KEYS[3], '*', 'ts', now, 'outcome', outcome, 'rule', rule, 'reason', reason,
+             'retry_after_ms', retry, 'approval_id', approval_id, 'call', call_json)
   redis.call('HINCRBY', KEYS[2], 'dispatched', 1)
   redis.call('HINCRBY', KEYS[2], outcome, 1)
   if quota_warn == 1 then redis.call('HINCRBY', KEYS[2], 'quota_warned', 1) end
 end
-return {outcome, failed, retry, approval_id, audit_fields[2], audit_fields[4], quota_warn, now}
+return {outcome, failed, retry, approval_id, rule, reason, quota_warn, now}

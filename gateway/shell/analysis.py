@@ -1,0 +1,79 @@
+"""Public entry point: ``analyze(command, cwd, home)`` → ``ShellAnalysis`` (SPEC §2.3)."""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from dataclasses import dataclass
+
+from gateway.paths import PathFact
+from gateway.shell import categories as cat
+from gateway.shell.facts import Facts
+from gateway.shell.flow import EMPTY, Scope
+from gateway.shell.walker import Walker
+
+# Longer command lines are analyzed up to this length and reported unparseable: a tool call that
+# big is not something to wave through without a human looking at it.
+MAX_COMMAND_CHARS = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ShellAnalysis:
+    parsed: bool  # False when tree-sitter reports an error anywhere (nested scripts included)
+    executables: tuple[str, ...]  # basenames of every command invoked (wrappers too), in order
+    commands: tuple[str, ...]  # every simple command as normalized text, wrappers stripped
+    paths: tuple[PathFact, ...]  # every path touched
+    hosts: tuple[str, ...]  # hosts contacted, lower-case, no port
+    categories: frozenset[str]
+
+
+def analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...] = ()) -> ShellAnalysis:
+    """Analyze a shell command line. Never raises: internal failures come back as unparseable."""
+    try:
+        if isinstance(command, (bytes, bytearray)):
+            command = bytes(command).decode("utf-8", "replace")
+        elif not isinstance(command, str):
+            command = str(command)
+        cwd = cwd if isinstance(cwd, str) and cwd else None
+        home = home if isinstance(home, str) else ""
+        if isinstance(secret_extra, str):
+            secret_extra = (secret_extra,)
+        extra = tuple(e for e in secret_extra if isinstance(e, str)) if secret_extra else ()
+        return _analyze_cached(command, cwd, home, extra)
+    except Exception:  # the gateway must get an answer for any input
+        return _failure(None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _analyze_cached(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...]) -> ShellAnalysis:
+    workspace = posixpath.normpath(cwd) if cwd is not None and cwd.startswith("/") else None
+    facts = Facts(workspace, home, secret_extra)
+    try:
+        scope = Scope(workspace, True, {"HOME": home} if home else {})
+        if workspace is not None:
+            scope.vars["PWD"] = workspace
+        if len(command) > MAX_COMMAND_CHARS:
+            facts.unparseable()
+            command = command[:MAX_COMMAND_CHARS]
+        Walker(facts).run_script(command, scope, EMPTY, 0)
+    except (Exception, RecursionError):  # keep what was found, flag the rest
+        return _failure(facts)
+    return _result(facts)
+
+
+def _result(facts: Facts) -> ShellAnalysis:
+    return ShellAnalysis(
+        parsed=facts.parsed,
+        executables=facts.executables,
+        commands=facts.commands,
+        paths=facts.paths,
+        hosts=facts.hosts,
+        categories=frozenset(facts.categories),
+    )
+
+
+def _failure(facts: Facts | None) -> ShellAnalysis:
+    if facts is None:
+        return ShellAnalysis(False, (), (), (), (), frozenset({cat.UNPARSEABLE}))
+    facts.unparseable()
+    return _result(facts)

@@ -1,0 +1,155 @@
+"""Command name → handler. Names not listed get the generic treatment (path-like arguments, URLs)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from gateway.shell import files, interpreters, network, packages, permissions, readers, system, vcs
+from gateway.shell.find import find
+from gateway.shell.flow import Flow
+from gateway.shell.generic import default_handler, no_effect
+from gateway.shell.invocation import Call
+
+Handler = Callable[[Call], Flow]
+
+HANDLERS: dict[str, Handler] = {
+    # deleting, moving, writing
+    "rm": files.rm,
+    "rmdir": files.rmdir,
+    "unlink": files.unlink,
+    "shred": files.shred,
+    "truncate": files.truncate,
+    "mv": files.mv,
+    "cp": files.cp,
+    "install": files.install,
+    "ln": files.ln,
+    "touch": files.touch,
+    "mkdir": files.mkdir,
+    "tee": files.tee,
+    "dd": files.dd,
+    "sudoedit": files.touch,
+    "find": find,
+    # navigating and inspecting
+    "cd": files.cd,
+    "pushd": files.cd,
+    "popd": files.popd,
+    **dict.fromkeys(["ls", "stat", "du", "file", "realpath", "readlink", "dirname", "basename", "tree",
+                     "test", "[", "[[", "df", "exa", "eza", "lsattr", "getfacl", "namei"],
+                    files.inspect_operands),
+    # permissions
+    "chmod": permissions.chmod,
+    "chown": permissions.chown,
+    "chgrp": permissions.chown,
+    "chattr": permissions.chattr,
+    "setfacl": permissions.setfacl,
+    # reading and filtering
+    "cat": readers.cat_,
+    "pv": readers.cat_,
+    "tac": readers.head_tail,
+    "head": readers.head_tail,
+    "tail": readers.head_tail,
+    **dict.fromkeys(["nl", "wc", "cut", "paste", "fold", "fmt", "expand", "unexpand", "column", "less",
+                     "more", "most", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum",
+                     "cksum", "comm", "cmp", "tr", "rev", "iconv", "hexdump", "bat", "view"],
+                    readers.plain_filter),
+    "base64": readers.base64_,
+    "base32": readers.base64_,
+    "basenc": readers.base64_,
+    "xxd": readers.xxd,
+    "od": readers.od,
+    "diff": readers.diff,
+    **dict.fromkeys(["grep", "egrep", "fgrep", "zgrep"], readers.grep),
+    "rg": readers.ripgrep,
+    "ag": readers.silver,
+    "ack": readers.silver,
+    "jq": readers.jq,
+    "yq": readers.jq,
+    **dict.fromkeys(["gzip", "gunzip", "zcat", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd",
+                     "unzstd", "zstdcat", "lz4"], readers.compressor),
+    "sort": readers.sort_,
+    "uniq": readers.uniq,
+    "sed": readers.sed,
+    **dict.fromkeys(["awk", "gawk", "mawk", "nawk"], readers.awk),
+    "tar": readers.tar,
+    "zip": readers.zip_,
+    "unzip": readers.unzip,
+    "echo": readers.echo,
+    "printf": readers.printf,
+    "printenv": readers.environment_dump,
+    "read": readers.read_builtin,
+    "set": readers.set_builtin,
+    # network
+    "curl": network.curl,
+    "wget": network.wget,
+    "http": network.httpie,
+    "https": network.httpie,
+    **dict.fromkeys(["nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat"], network.netcat),
+    "telnet": network.telnet,
+    "socat": network.socat,
+    "openssl": network.openssl,
+    "ssh": network.ssh,
+    "scp": network.scp,
+    "rsync": network.rsync,
+    **dict.fromkeys(["sftp", "ftp", "tftp", "ping", "ping6", "dig", "nslookup", "host", "traceroute",
+                     "mosh"], network.host_only),
+    # nested code
+    **dict.fromkeys(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "tcsh",
+                     "csh"], interpreters.shell),
+    "eval": interpreters.eval_,
+    "source": interpreters.source,
+    ".": interpreters.source,
+    "trap": interpreters.trap,
+    "alias": interpreters.alias,
+    "script": interpreters.script_command,
+    "perl": interpreters.perl,
+    "ruby": interpreters.ruby,
+    "php": interpreters.php,
+    "node": interpreters.node,
+    "nodejs": interpreters.node,
+    "lua": interpreters.lua,
+    "luajit": interpreters.lua,
+    # packages and git
+    "pip": packages.pip,
+    "git": vcs.git,
+    **packages.HANDLERS,
+    # machine
+    **dict.fromkeys(["shutdown", "reboot", "halt", "poweroff"], system.power),
+    "systemctl": system.systemctl,
+    "loginctl": system.loginctl,
+    "init": system.init,
+    "telinit": system.init,
+    "kexec": system.kexec,
+    **dict.fromkeys(["mkswap", "mke2fs", "mkdosfs", "mkntfs", "blkdiscard"], system.disk_format),
+    **dict.fromkeys(["fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted"], system.partitioner),
+    "wipefs": system.wipefs,
+    "history": system.history,
+    "crontab": system.crontab,
+    # nothing to see
+    **dict.fromkeys(["true", "false", ":", "sleep", "date", "pwd", "whoami", "id", "uname", "hostname",
+                     "which", "type", "hash", "wait", "jobs", "exit", "return", "shift", "clear",
+                     "seq", "yes", "nproc", "uptime"], no_effect),
+}
+
+_VERSIONED = (
+    (re.compile(r"python[0-9.]*|pypy[0-9.]*"), interpreters.python),
+    (re.compile(r"pip[0-9.]*"), packages.pip),
+    (re.compile(r"mkfs(\..+)?"), system.disk_format),
+    (re.compile(r"perl[0-9.]+"), interpreters.perl),
+    (re.compile(r"ruby[0-9.]+"), interpreters.ruby),
+    (re.compile(r"php[0-9.]+"), interpreters.php),
+    (re.compile(r"lua[0-9.]+"), interpreters.lua),
+)
+
+
+_RESOLVED: dict[str, Handler] = {}
+
+
+def handler_for(name: str) -> Handler:
+    handler = HANDLERS.get(name) or _RESOLVED.get(name)
+    if handler is not None:
+        return handler
+    handler = next((h for pattern, h in _VERSIONED if pattern.fullmatch(name)), default_handler)
+    if len(_RESOLVED) < 4096:  # command names come from untrusted input: keep the memo bounded
+        _RESOLVED[name] = handler
+    return handler

@@ -1,0 +1,211 @@
+"""File-system commands: deleting, copying, moving, creating, writing and navigating."""
+
+from __future__ import annotations
+
+import re
+
+from gateway.paths import resolve
+from gateway.shell import categories as cat
+from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow
+from gateway.shell.invocation import Call
+from gateway.shell.options import scan, short_letters, spec
+from gateway.shell.words import Word, basename, literal_word, locate
+
+_RM = spec(flags=["--recursive", "--force", "--dir", "--no-preserve-root", "--preserve-root",
+                  "--one-file-system", "--interactive", "--verbose"])
+
+
+def rm(call: Call) -> Flow:
+    options = scan(call.args, _RM)
+    letters = short_letters(options)
+    recursive = "r" in letters or "R" in letters or options.has("--recursive")
+    for word in options.operands:
+        call.delete(word, recursive)
+    return EMPTY
+
+
+def rmdir(call: Call) -> Flow:
+    for word in scan(call.args, spec()).operands:
+        call.delete(word, False)
+    return EMPTY
+
+
+def unlink(call: Call) -> Flow:
+    return rmdir(call)
+
+
+_SHRED = spec("ns", ["--iterations", "--size", "--random-source", "--remove"])
+
+
+def shred(call: Call) -> Flow:
+    # Overwriting destroys the content whether or not -u also unlinks the file.
+    for word in scan(call.args, _SHRED).operands:
+        call.delete(word, False)
+    return EMPTY
+
+
+_TRUNCATE = spec("sr", ["--size", "--reference"])
+_ZERO_SIZE = re.compile(r"0+(?:[KMGTPEZY](?:i?B)?|B)?", re.IGNORECASE)
+
+
+def truncate(call: Call) -> Flow:
+    options = scan(call.args, _TRUNCATE)
+    size = options.value("-s", "--size")
+    emptied = size is not None and bool(_ZERO_SIZE.fullmatch(size.value))
+    for word in options.values("-r", "--reference"):
+        call.read(word)
+    for word in options.operands:
+        call.write(word)
+        if emptied:
+            call.delete(word, False)
+    return EMPTY
+
+
+_MV_CP = spec("tS", ["--target-directory", "--suffix", "--backup", "--reflink", "--sparse",
+                     "--preserve", "--no-preserve", "--context"])
+
+
+def _sources_and_destination(call: Call) -> tuple[list[Word], Word | None]:
+    options = scan(call.args, _MV_CP)
+    target_dir = options.value("-t", "--target-directory")
+    if target_dir is not None:
+        return options.operands, target_dir
+    if len(options.operands) < 2:
+        return options.operands, None
+    return options.operands[:-1], options.operands[-1]
+
+
+def mv(call: Call) -> Flow:
+    sources, destination = _sources_and_destination(call)
+    if destination is not None:
+        path = call.write(destination)
+        if path == "/dev/null":
+            call.flag(cat.DESTRUCTIVE_DELETE)
+    # Moving something away deletes it from where it was.
+    for word in sources:
+        call.delete(word, False)
+    return EMPTY
+
+
+def cp(call: Call) -> Flow:
+    sources, destination = _sources_and_destination(call)
+    for word in sources:
+        call.read(word)
+    if destination is not None:
+        call.write(destination)
+    return EMPTY
+
+
+_INSTALL = spec("mogtSZ", ["--mode", "--owner", "--group", "--target-directory", "--suffix"])
+
+
+def install(call: Call) -> Flow:
+    options = scan(call.args, _INSTALL)
+    if options.has("-d", "--directory"):
+        for word in options.operands:
+            call.write(word)
+        return EMPTY
+    target_dir = options.value("-t", "--target-directory")
+    sources = options.operands if target_dir is not None else options.operands[:-1]
+    destination = target_dir if target_dir is not None else (options.operands[-1] if options.operands else None)
+    for word in sources:
+        call.read(word)
+    if destination is not None:
+        call.write(destination)
+    return EMPTY
+
+
+_LN = spec("tS", ["--target-directory", "--suffix"])
+
+
+def ln(call: Call) -> Flow:
+    options = scan(call.args, _LN)
+    operands = options.operands
+    target_dir = options.value("-t", "--target-directory")
+    if target_dir is not None:
+        links: list[Word] = [target_dir]
+        targets = operands
+    elif len(operands) == 1:
+        links = [literal_word(basename(operands[0].value))]
+        targets = operands
+    else:
+        links = operands[-1:]
+        targets = operands[:-1]
+    # A link to a secret is a way to read it under an innocent name.
+    for word in targets:
+        call.read(word)
+    for word in links:
+        call.write(word)
+    return EMPTY
+
+
+_TOUCH = spec("drt", ["--date", "--reference", "--time"])
+
+
+def touch(call: Call) -> Flow:
+    options = scan(call.args, _TOUCH)
+    for word in options.values("-r", "--reference"):
+        call.read(word)
+    for word in options.operands:
+        call.write(word)
+    return EMPTY
+
+
+_MKDIR = spec("m", ["--mode", "--context"])
+
+
+def mkdir(call: Call) -> Flow:
+    for word in scan(call.args, _MKDIR).operands:
+        call.write(word)
+    return EMPTY
+
+
+def tee(call: Call) -> Flow:
+    for word in scan(call.args, spec(long=["--output-error"])).operands:
+        call.write(word)
+        path = locate(word, call.scope.cwd, call.scope.cwd_known, call.facts.home)
+        if path is not None and call.stdin is not EMPTY:
+            call.scope.files[path] = call.stdin
+    return call.stdin
+
+
+def dd(call: Call) -> Flow:
+    out: Flow = call.stdin
+    wrote = False
+    for word in call.args:
+        key, eq, _ = word.value.partition("=")
+        if not eq:
+            continue
+        value = word.tail(len(key) + 1)
+        if key == "if":
+            path = call.read(value)
+            out = call.scope.files.get(path, LOCAL_DATA) if path is not None else LOCAL_DATA
+        elif key == "of":
+            call.write(value)
+            wrote = True
+    return EMPTY if wrote else out
+
+
+def cd(call: Call) -> Flow:
+    options = scan(call.args, spec())
+    scope = call.scope
+    if not options.operands:
+        scope.change_dir(resolve("~", scope.cwd, call.facts.home) if call.facts.home else None)
+    elif options.operands[0].value == "-" or not options.operands[0].exact:
+        scope.change_dir(None)
+    else:
+        scope.change_dir(call.inspect(options.operands[0]))
+    return EMPTY
+
+
+def popd(call: Call) -> Flow:
+    call.scope.change_dir(None)  # the directory stack is not tracked
+    return EMPTY
+
+
+def inspect_operands(call: Call) -> Flow:
+    """ls, stat, du, …: look at paths without reading their content."""
+    for word in call.args:
+        if not word.value.startswith("-"):
+            call.inspect(word)
+    return OPAQUE

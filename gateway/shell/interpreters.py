@@ -1,0 +1,317 @@
+"""Shells, eval and script interpreters: where one command runs other code.
+
+Nested shell code (``bash -c``, ``eval``, here-documents, ``source``) is handed back to the walker and
+analyzed like the top level. Code in other languages (``python -c``, ``perl -e``) cannot be parsed
+as bash; a few telltale combinations are recognised instead (a socket plus a spawned shell, a download
+plus exec), and embedded shell commands (``os.system("…")``) are analyzed as bash.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gateway.shell import categories as cat
+from gateway.shell import hosts as hostnames
+from gateway.shell.facts import SHELL_READS_STDIN
+from gateway.shell.flow import EMPTY, OPAQUE, Flow
+from gateway.shell.generic import note_arguments
+from gateway.shell.invocation import Call
+from gateway.shell.options import scan, spec
+from gateway.shell.packages import pip_arguments
+from gateway.shell.words import Word, join_words
+
+Handler = Callable[[Call], Flow]
+
+
+def execute(call: Call, flow: Flow) -> None:
+    """``flow`` is about to run as shell code."""
+    if flow.payload:
+        call.flag(cat.REMOTE_CODE)
+    if flow.script is not None:
+        call.run_script(flow.script)
+    elif flow.opaque:
+        call.flag(cat.DYNAMIC_COMMAND)
+
+
+def run_code_word(call: Call, word: Word) -> None:
+    """A shell-code argument (`bash -c WORD`, `eval WORDS`)."""
+    if word.flow.payload:
+        call.flag(cat.REMOTE_CODE)
+    # Dynamic parts keep their source text, so `bash -c "rm -rf $D"` re-parses with $D in place.
+    call.run_script(word.value)
+
+
+def _file_content(call: Call, word: Word) -> Flow | None:
+    """What executing the file ``word`` runs, when this command line produced it; else None."""
+    if word.subs:  # <(curl …)
+        return word.flow
+    path = call.read(word)
+    if path is None:
+        return None
+    return call.scope.files.get(path)
+
+
+# -- shells ------------------------------------------------------------------------------------------
+
+_SHELL_VALUE_OPTIONS = frozenset({"--rcfile", "--init-file", "-o", "+o", "-O", "+O"})
+
+
+def shell(call: Call) -> Flow:
+    args = call.args
+    i = 0
+    command_mode = False
+    stdin_mode = False
+    while i < len(args):
+        text = args[i].value
+        if text in ("-", "--"):
+            stdin_mode = stdin_mode or text == "-"
+            i += 1
+            break
+        if text in _SHELL_VALUE_OPTIONS:
+            i += 2
+            continue
+        if text.startswith("--"):
+            i += 1
+            continue
+        if len(text) > 1 and text[0] in "-+" and args[i].literal:
+            letters = text[1:]
+            command_mode = command_mode or "c" in letters
+            stdin_mode = stdin_mode or "s" in letters
+            i += 2 if letters[-1] in "oO" else 1
+            continue
+        break
+    rest = args[i:]
+    if command_mode:
+        if rest:
+            run_code_word(call, rest[0])
+        return OPAQUE
+    if rest and not stdin_mode:
+        content = _file_content(call, rest[0])
+        if content is not None:
+            execute(call, content)
+        return OPAQUE
+    call.role(SHELL_READS_STDIN)
+    if call.stdin is not EMPTY:
+        execute(call, call.stdin)
+    return OPAQUE
+
+
+def eval_(call: Call) -> Flow:
+    if call.args:
+        run_code_word(call, join_words(call.args))
+    return OPAQUE
+
+
+def source(call: Call) -> Flow:
+    operands = [w for w in call.args if w.value != "--"]
+    if operands:
+        content = _file_content(call, operands[0])
+        if content is not None:
+            execute(call, content)
+    return OPAQUE
+
+
+def trap(call: Call) -> Flow:
+    operands = [w for w in call.args if not w.value.startswith("-")]
+    if len(operands) >= 2 and operands[0].value:
+        run_code_word(call, operands[0])  # runs later, on the signal
+    return EMPTY
+
+
+def alias(call: Call) -> Flow:
+    for word in call.args:
+        name, eq, _ = word.value.partition("=")
+        if eq and not name.startswith("-"):
+            run_code_word(call, word.tail(len(name) + 1))
+    return EMPTY
+
+
+def script_command(call: Call) -> Flow:
+    """util-linux `script -c CMD [logfile]`."""
+    options = scan(call.args, spec("cTBIOE", ["--command", "--log-timing", "--log-io", "--log-in",
+                                              "--log-out", "--echo"]))
+    for word in options.values("-c", "--command"):
+        run_code_word(call, word)
+    for word in options.operands[:1]:
+        call.write(word)
+    return OPAQUE
+
+
+# -- other languages -------------------------------------------------------------------------------
+
+_SOCKET = ("socket", "fsockopen", "tcpsocket", "net.connect", "net.socket", "io::socket",
+           "createconnection", "/dev/tcp/")
+_SPAWN = ("subprocess", "pty.spawn", "import pty", "dup2", "/bin/sh", "/bin/bash", "exec(", "exec ",
+          "popen", "system(", "child_process", "spawn(", "proc_open", "shell_exec", "passthru", "cmd.exe")
+_FETCH = ("urlopen", "urllib", "requests.get", "httpx", "http.client", "fetch(", "lwp::simple",
+          "getstore", "open-uri", "net::http", "file_get_contents('http", 'file_get_contents("http',
+          "curl_exec", "https.get(", "http.get(")
+_RUN = ("exec(", "eval(", "execfile", "compile(", "os.system", "subprocess", "system(", "instance_eval",
+        "new function", "vm.runin")
+_QUOTED_PATH = re.compile(r"""(['"])((?:~?/|\.)[^'"\s]*)\1""")
+_QUOTED_ITEM = re.compile(r"""'([^']*)'|"([^"]*)\"""")
+
+
+@dataclass(frozen=True, slots=True)
+class _Language:
+    code_letters: str  # short options whose value is program text (-c, -e)
+    value_letters: str  # other short options taking a value
+    long_code: frozenset[str] = frozenset()
+    long_values: frozenset[str] = frozenset()
+    in_place_letter: str = ""  # perl/ruby -i: rewrite the files named after the program
+    module_letter: str = ""  # python -m
+    code_ends_options: bool = False  # python -c: what follows is argv for the program
+    shell_calls: re.Pattern[str] = field(default=re.compile(r"(?!)"))
+
+
+_PYTHON = _Language(
+    "c", "WX", module_letter="m", code_ends_options=True,
+    shell_calls=re.compile(r"(?:os\.system|os\.popen|subprocess\.\w+|pty\.spawn)\s*\(\s*(\[[^\]]*\]|'[^']*'|\"[^\"]*\")"),
+)
+_PERLISH_CALLS = re.compile(
+    r"(?:\bsystem|\bexec|shell_exec|passthru|\bpopen|proc_open|\bspawn)\s*\(?\s*(\[[^\]]*\]|'[^']*'|\"[^\"]*\")"
+    r"|`([^`]*)`"
+)
+_PERL = _Language("eE", "IMmlFx0dC", in_place_letter="i", shell_calls=_PERLISH_CALLS)
+_RUBY = _Language("e", "rIECx", in_place_letter="i", shell_calls=_PERLISH_CALLS)
+_PHP = _Language("rBRE", "cdfzF", shell_calls=_PERLISH_CALLS)
+_NODE = _Language(
+    "ep", "r", frozenset({"--eval", "--print"}), frozenset({"--require", "--import", "--input-type"}),
+    shell_calls=re.compile(r"(?:execSync|exec|spawnSync|spawn|execFileSync)\s*\(\s*(\[[^\]]*\]|'[^']*'|\"[^\"]*\"|`[^`]*`)"),
+)
+_LUA = _Language("e", "l", shell_calls=re.compile(r"(?:os\.execute|io\.popen)\s*\(\s*('[^']*'|\"[^\"]*\")"))
+
+
+@dataclass(slots=True)
+class _Parsed:
+    code: list[Word] = field(default_factory=list)
+    module: Word | None = None
+    in_place: bool = False
+    reads_stdin: bool = False
+    operands: list[Word] = field(default_factory=list)
+
+
+def _parse(args: list[Word], lang: _Language) -> _Parsed:
+    out = _Parsed()
+    i = 0
+    n = len(args)
+    while i < n:
+        word = args[i]
+        text = word.value
+        if text == "--":
+            i += 1
+            break
+        if text == "-":
+            out.reads_stdin = True
+            i += 1
+            break
+        if not text.startswith("-") or len(text) < 2:
+            break
+        if text.startswith("--"):
+            name, eq, _ = text.partition("=")
+            if name in lang.long_code:
+                out.code.append(word.tail(len(name) + 1) if eq else args[i + 1] if i + 1 < n else Word(""))
+                i += 1 if eq else 2
+            else:
+                i += 2 if (name in lang.long_values and not eq) else 1
+            continue
+        j = 1
+        consumed_next = False
+        while j < len(text):
+            letter = text[j]
+            value: Word | None = None
+            if letter in lang.code_letters or letter in lang.value_letters or letter == lang.module_letter:
+                if j + 1 < len(text):
+                    value = word.tail(j + 1)
+                elif i + 1 < n:
+                    value = args[i + 1]
+                    consumed_next = True
+                if letter in lang.code_letters and value is not None:
+                    out.code.append(value)
+                elif letter == lang.module_letter and value is not None:
+                    out.module = value
+                break
+            if letter == lang.in_place_letter:
+                out.in_place = True
+                break  # the rest is the backup suffix
+            j += 1
+        i += 2 if consumed_next else 1
+        if out.module is not None or (out.code and lang.code_ends_options):
+            break
+    out.operands = args[i:]
+    return out
+
+
+def analyze_code(call: Call, code: str, lang: _Language) -> None:
+    """Heuristics for program text in a language other than bash."""
+    lower = code.lower()
+    if any(s in lower for s in _SOCKET) and any(s in lower for s in _SPAWN):
+        call.flag(cat.REVERSE_SHELL)
+    if any(s in lower for s in _FETCH) and any(s in lower for s in _RUN):
+        call.flag(cat.REMOTE_CODE)
+    if "fork" in lower and ("while" in lower or "loop" in lower or "for(;;)" in lower or "until" in lower):
+        call.flag(cat.FORK_BOMB)
+    for host in hostnames.url_hosts(code):
+        call.host(host)
+    for match in _QUOTED_PATH.finditer(code):
+        if match.group(2) not in (".", ".."):
+            call.read(Word(match.group(2)))
+    for match in lang.shell_calls.finditer(code):
+        command = next((g for g in match.groups() if g is not None), "")
+        if command.startswith("["):
+            items = [a if a is not None else b for a, b in _QUOTED_ITEM.findall(command)]
+            command = " ".join(items)
+        elif command[:1] in "'\"`":
+            command = command[1:-1]
+        if command.strip():
+            call.run_script(command)
+
+
+def _interpreter(lang: _Language) -> Handler:
+    def handle(call: Call) -> Flow:
+        parsed = _parse(call.args, lang)
+        for word in parsed.code:
+            if word.flow.payload:
+                call.flag(cat.REMOTE_CODE)  # python -c "$(curl …)"
+            analyze_code(call, word.value, lang)
+        if parsed.module is not None:
+            if parsed.module.value in ("pip", "pip3"):
+                pip_arguments(call, parsed.operands)
+            else:
+                note_arguments(call, parsed.operands)
+            return OPAQUE
+        operands = parsed.operands
+        if not parsed.code and not parsed.reads_stdin and operands:
+            content = _file_content(call, operands[0])
+            if content is not None:
+                _run_foreign(call, content, lang)
+            operands = operands[1:]
+        elif not parsed.code:
+            _run_foreign(call, call.stdin, lang)
+        if parsed.in_place:
+            for word in operands:
+                call.write(word)
+        else:
+            note_arguments(call, operands)
+        return OPAQUE
+
+    return handle
+
+
+def _run_foreign(call: Call, flow: Flow, lang: _Language) -> None:
+    if flow.payload:
+        call.flag(cat.REMOTE_CODE)
+    if flow.script is not None:
+        analyze_code(call, flow.script, lang)
+    elif flow.opaque:
+        call.flag(cat.DYNAMIC_COMMAND)
+
+
+python = _interpreter(_PYTHON)
+perl = _interpreter(_PERL)
+ruby = _interpreter(_RUBY)
+php = _interpreter(_PHP)
+node = _interpreter(_NODE)
+lua = _interpreter(_LUA)

@@ -1,0 +1,327 @@
+"""Network clients: downloads, uploads, raw connections and remote copies.
+
+Downloads produce a *payload* flow (executing it is remote code). A local file or local data reaching a
+non-local host is exfiltration; a raw connection handing a shell to the network is a reverse shell.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from urllib.parse import urlsplit
+
+from gateway.shell import categories as cat
+from gateway.shell import hosts as hostnames
+from gateway.shell.facts import NETWORK_STREAM
+from gateway.shell.flow import EMPTY, OPAQUE, PAYLOAD, Flow
+from gateway.shell.invocation import Call
+from gateway.shell.options import scan, short_letters, spec
+from gateway.shell.words import Word, literal_word
+
+
+def _remote(hosts: list[str | None]) -> bool:
+    """Data sent to these hosts leaves the machine (an unknown destination counts as remote)."""
+    known = [h for h in hosts if h]
+    return not known or any(not hostnames.is_local(h) for h in known)
+
+
+def _sends_local_data(call: Call) -> bool:
+    return call.stdin.local_data
+
+
+def _remember_download(call: Call, word: Word) -> None:
+    path = call.write(word)
+    if path is not None:
+        call.scope.files[path] = PAYLOAD
+
+
+def _url_file_name(url: str) -> str:
+    name = posixpath.basename(urlsplit(url).path)
+    return name or "index.html"
+
+
+# -- curl --------------------------------------------------------------------------------------------
+
+_CURL = spec(
+    "dFTHXuAebcKxmwrCEyYzDPQUo",
+    ["--data", "--data-binary", "--data-raw", "--data-ascii", "--data-urlencode", "--json", "--form",
+     "--form-string", "--upload-file", "--header", "--request", "--user", "--user-agent", "--referer",
+     "--cookie", "--cookie-jar", "--config", "--proxy", "--max-time", "--connect-timeout", "--write-out",
+     "--range", "--continue-at", "--cert", "--key", "--cacert", "--capath", "--url", "--retry",
+     "--resolve", "--connect-to", "--output", "--output-dir", "--dump-header", "--trace",
+     "--trace-ascii", "--stderr", "--interface", "--limit-rate", "--max-filesize", "--max-redirs",
+     "--proxy-user", "--netrc-file", "--oauth2-bearer", "--unix-socket", "--variable", "--retry-delay",
+     "--retry-max-time", "--speed-limit", "--speed-time", "--quote", "--ftp-port", "--local-port"],
+)
+_CURL_DATA = ("-d", "--data", "--data-binary", "--data-ascii", "--json", "--data-urlencode")
+
+
+def curl(call: Call) -> Flow:
+    options = scan(call.args, _CURL)
+    urls = [w for w in options.operands] + options.values("--url")
+    hosts = [call.host(hostnames.bare_url_host(w.value)) for w in urls if w.value]
+    uploads: list[Word] = []
+    sends_stdin = False
+    for name, value in options.flags:
+        if value is None:
+            continue
+        text = value.value
+        source: str | None = None
+        if name in _CURL_DATA:
+            # `@file` (or `name@file` for --data-urlencode) sends the file's content.
+            if text.startswith("@"):
+                source = text[1:]
+            elif name == "--data-urlencode" and "@" in text and "=" not in text.split("@", 1)[0]:
+                source = text.split("@", 1)[1]
+        elif name in ("-F", "--form"):
+            _, eq, rest = text.partition("=")
+            if eq and rest[:1] in ("@", "<"):
+                source = rest[1:].split(";", 1)[0]
+        elif name in ("-T", "--upload-file"):
+            source = text
+        elif name in ("-K", "--config", "--netrc-file", "-E", "--cert", "--key"):
+            call.read(value)
+        if source is None:
+            continue
+        if source in ("-", "."):
+            sends_stdin = True
+        else:
+            uploads.append(value.tail(len(text) - len(source)) if text.endswith(source) else Word(source))
+    for word in uploads:
+        call.read(word)
+    leaked = bool(uploads) or (sends_stdin and _sends_local_data(call)) or call.args_flow.local_data
+    if leaked and _remote(hosts):
+        call.flag(cat.EXFILTRATION)
+    output = options.values("-o", "--output")
+    for word in output:
+        _remember_download(call, word)
+    letters = short_letters(options)
+    if "O" in letters or options.has("--remote-name", "--remote-name-all"):
+        directory = options.value("--output-dir")
+        for url in urls:
+            name = _url_file_name(url.value)
+            target = posixpath.join(directory.value, name) if directory is not None else name
+            _remember_download(call, literal_word(target))
+        return EMPTY
+    if output and all(w.value != "-" for w in output):
+        return EMPTY
+    return PAYLOAD
+
+
+# -- wget --------------------------------------------------------------------------------------------
+
+_WGET = spec(
+    "OoaPiBUtTwQlARDXIe",
+    ["--output-document", "--output-file", "--append-output", "--directory-prefix", "--input-file",
+     "--base", "--user-agent", "--header", "--post-data", "--post-file", "--body-data", "--body-file",
+     "--method", "--execute", "--tries", "--timeout", "--wait", "--quota", "--level", "--accept",
+     "--reject", "--domains", "--exclude-directories", "--include-directories", "--user", "--password",
+     "--http-user", "--http-password", "--load-cookies", "--save-cookies", "--ca-certificate",
+     "--certificate", "--private-key", "--config", "--referer", "--limit-rate"],
+)
+
+
+def wget(call: Call) -> Flow:
+    options = scan(call.args, _WGET)
+    urls = options.operands
+    hosts = [call.host(hostnames.bare_url_host(w.value)) for w in urls if w.value]
+    uploads = options.values("--post-file", "--body-file")
+    for word in uploads:
+        call.read(word)
+    for word in options.values("-i", "--input-file", "--load-cookies", "--config", "--private-key",
+                               "--certificate"):
+        call.read(word)
+    if uploads and _remote(hosts):
+        call.flag(cat.EXFILTRATION)
+    for word in options.values("-o", "--output-file", "-a", "--append-output"):
+        call.write(word)
+    document = options.value("-O", "--output-document")
+    if document is not None:
+        if document.value == "-":
+            return PAYLOAD
+        _remember_download(call, document)
+        return EMPTY
+    prefix = options.value("-P", "--directory-prefix")
+    for url in urls:
+        name = _url_file_name(url.value)
+        target = posixpath.join(prefix.value, name) if prefix is not None else name
+        _remember_download(call, literal_word(target))
+    return EMPTY
+
+
+def httpie(call: Call) -> Flow:
+    """httpie (`http`, `https`): `field=@file`, `field:=@file` and `@file` send local files."""
+    hosts: list[str | None] = []
+    leaked = False
+    for word in call.args:
+        text = word.value
+        if text.startswith("-"):
+            continue
+        if "://" in text or (not hosts and "." in text.split("/", 1)[0] and "=" not in text):
+            hosts.append(call.host(hostnames.bare_url_host(text)))
+            continue
+        if text.startswith("@") or "=@" in text or ":=@" in text:
+            call.read(Word(text.split("@", 1)[1]))
+            leaked = True
+    if (leaked or call.stdin.local_data) and _remote(hosts):
+        call.flag(cat.EXFILTRATION)
+    return PAYLOAD
+
+
+# -- raw connections -----------------------------------------------------------------------------
+
+_NC = spec("pswiOTVIqXxegGMcm", ["--exec", "--sh-exec", "--lua-exec", "--proxy", "--proxy-type",
+                                  "--output", "--idle-timeout", "--wait", "--source-port", "--source"])
+
+
+def netcat(call: Call) -> Flow:
+    options = scan(call.args, _NC)
+    call.role(NETWORK_STREAM)
+    if options.has("-e", "-c", "--exec", "--sh-exec", "--lua-exec"):
+        call.flag(cat.REVERSE_SHELL)
+    listening = "l" in short_letters(options) or options.has("--listen")
+    host: str | None = None
+    if not listening and options.operands:
+        host = call.host(hostnames.user_host(options.operands[0].value))
+    if _sends_local_data(call) and (listening or _remote([host])):
+        call.flag(cat.EXFILTRATION)
+    return PAYLOAD
+
+
+def telnet(call: Call) -> Flow:
+    operands = scan(call.args, spec("lnbeS")).operands
+    call.role(NETWORK_STREAM)
+    host = call.host(hostnames.user_host(operands[0].value)) if operands else None
+    if _sends_local_data(call) and _remote([host]):
+        call.flag(cat.EXFILTRATION)
+    return PAYLOAD
+
+
+def socat(call: Call) -> Flow:
+    call.role(NETWORK_STREAM)
+    hosts: list[str | None] = []
+    reads_file = False
+    for word in call.args:
+        text = word.value
+        lower = text.lower()
+        if lower.startswith("-") and len(text) > 1:
+            continue
+        kind, _, rest = lower.partition(":")
+        if kind in ("exec", "system"):
+            call.flag(cat.REVERSE_SHELL)
+        elif kind.startswith(("tcp", "udp", "openssl", "sctp", "socks", "proxy")) and rest:
+            spec_text = text.split(":", 1)[1]
+            host_part = spec_text.rsplit(":", 1)[0] if spec_text.count(":") >= 1 else spec_text
+            if host_part and not host_part.isdigit():
+                hosts.append(call.host(host_part.split(",", 1)[0]))
+        elif kind in ("file", "open", "gopen", "create") and rest:
+            path = text.split(":", 1)[1].split(",", 1)[0]
+            call.read(Word(path))
+            reads_file = True
+    if (reads_file or call.stdin.local_data) and hosts and _remote(hosts):
+        call.flag(cat.EXFILTRATION)
+    return PAYLOAD
+
+
+def openssl(call: Call) -> Flow:
+    args = call.args
+    if not args:
+        return OPAQUE
+    sub = args[0].value
+    rest = args[1:]
+    if sub == "s_client":
+        call.role(NETWORK_STREAM)
+        host = None
+        for i, word in enumerate(rest):
+            if word.value == "-connect" and i + 1 < len(rest):
+                host = call.host(rest[i + 1].value)
+        if _sends_local_data(call) and _remote([host]):
+            call.flag(cat.EXFILTRATION)
+        return PAYLOAD
+    if sub in ("base64", "enc") and any(w.value == "-d" for w in rest):
+        return Flow(payload=True)
+    for i, word in enumerate(rest):
+        if word.value in ("-in", "-key", "-inkey") and i + 1 < len(rest):
+            call.read(rest[i + 1])
+        elif word.value == "-out" and i + 1 < len(rest):
+            call.write(rest[i + 1])
+    return OPAQUE
+
+
+# -- ssh family ------------------------------------------------------------------------------------
+
+_SSH = spec("BbcDEeFIiJLlmOoPpQRSWw", stop=True)
+
+
+def ssh(call: Call) -> Flow:
+    options = scan(call.args, _SSH)
+    for word in options.values("-F"):
+        call.read(word)
+    for word in options.values("-i"):
+        call.inspect(word)  # ssh authenticates with the key; it does not disclose it
+    for word in options.values("-o"):
+        key, _, value = word.value.partition("=")
+        if key.strip().lower() in ("proxycommand", "localcommand") and value:
+            call.run_script(value)  # runs locally
+    if not options.operands:
+        return OPAQUE
+    host = call.host(hostnames.user_host(options.operands[0].value))
+    if _sends_local_data(call) and _remote([host]):
+        call.flag(cat.EXFILTRATION)
+    return OPAQUE
+
+
+_SCP = spec("cFiJloPSDX")
+_RSYNC = spec("efBTM", ["--rsh", "--filter", "--exclude", "--include", "--exclude-from", "--include-from",
+                        "--files-from", "--port", "--backup-dir", "--log-file", "--password-file",
+                        "--temp-dir", "--partial-dir", "--chmod", "--chown", "--compare-dest",
+                        "--copy-dest", "--link-dest", "--rsync-path", "--out-format", "--timeout"])
+
+
+def _copy(call: Call, operands: list[Word], deletes: bool) -> Flow:
+    if len(operands) < 2:
+        for word in operands:
+            call.host(hostnames.remote_spec_host(word.value))
+        return OPAQUE
+    sources, destination = operands[:-1], operands[-1]
+    destination_host = hostnames.remote_spec_host(destination.value)
+    local_sources = False
+    for word in sources:
+        host = hostnames.remote_spec_host(word.value)
+        if host:
+            call.host(host)
+        else:
+            call.read(word)
+            local_sources = True
+    if destination_host:
+        call.host(destination_host)
+        if local_sources and _remote([destination_host]):
+            call.flag(cat.EXFILTRATION)
+    else:
+        call.write(destination)
+        if deletes:
+            # --delete removes whatever in the destination is not in the source.
+            call.delete(destination, True)
+    return OPAQUE
+
+
+def scp(call: Call) -> Flow:
+    options = scan(call.args, _SCP)
+    for word in options.values("-F", "-i"):
+        call.inspect(word)
+    return _copy(call, options.operands, False)
+
+
+def rsync(call: Call) -> Flow:
+    options = scan(call.args, _RSYNC)
+    for word in options.values("--exclude-from", "--include-from", "--files-from", "--password-file"):
+        call.read(word)
+    deletes = any(name.startswith("--delete") or name == "--remove-source-files" for name, _ in options.flags)
+    return _copy(call, options.operands, deletes)
+
+
+def host_only(call: Call) -> Flow:
+    """ping, sftp, ftp, dig, …: record the host (first operand) and nothing else."""
+    operands = scan(call.args, spec("cCiIlpstwWPoF")).operands
+    for word in operands[:1]:
+        call.host(hostnames.user_host(word.value))
+    return OPAQUE

@@ -1,0 +1,123 @@
+"""Package managers: installing software is worth a human's approval (SPEC §3)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gateway.shell import categories as cat
+from gateway.shell.flow import OPAQUE, Flow
+from gateway.shell.generic import note_arguments
+from gateway.shell.invocation import Call
+from gateway.shell.options import Spec, scan, spec
+from gateway.shell.words import Word
+
+Handler = Callable[[Call], Flow]
+
+_PIP = spec("", ["--python", "--proxy", "--log", "--cache-dir", "--timeout", "--retries",
+                 "--exists-action", "--trusted-host", "--cert", "--client-cert", "--use-feature"],
+            stop=True)
+_PIP_INSTALLS = frozenset({"install"})
+
+
+def pip_arguments(call: Call, args: list[Word]) -> None:
+    """`pip ARGS` / `python -m pip ARGS`."""
+    operands = scan(args, _PIP).operands
+    if operands and operands[0].value in _PIP_INSTALLS:
+        call.flag(cat.PACKAGE_INSTALL)
+        options = scan(operands[1:], spec("rcet", ["--requirement", "--constraint", "--editable",
+                                                   "--target", "--index-url", "--extra-index-url"]))
+        for word in options.values("-r", "--requirement", "-c", "--constraint"):
+            call.read(word)
+    note_arguments(call, operands[1:])
+
+
+def pip(call: Call) -> Flow:
+    pip_arguments(call, call.args)
+    return OPAQUE
+
+
+def _subcommand_installer(option_spec: Spec, installs: frozenset[str], *, bare_installs: bool = False,
+                          nested: dict[str, frozenset[str]] | None = None) -> Handler:
+    """A package manager whose subcommand (or `group sub`) says whether it installs."""
+
+    def handle(call: Call) -> Flow:
+        operands = scan(call.args, option_spec).operands
+        words = [w.value for w in operands if not w.value.startswith("-")]
+        if not words:
+            informational = any(w.value in ("-v", "-V", "--version", "-h", "--help") for w in call.args)
+            if bare_installs and not informational:
+                call.flag(cat.PACKAGE_INSTALL)  # a bare `yarn` installs the project's dependencies
+            return OPAQUE
+        first = words[0]
+        nested_install = nested is not None and len(words) > 1 and words[1] in nested.get(first, ())
+        if first in installs or nested_install:
+            call.flag(cat.PACKAGE_INSTALL)
+        note_arguments(call, operands[1:])
+        return OPAQUE
+
+    return handle
+
+
+def _operands_install(call: Call) -> Flow:
+    """cpanm, easy_install: every invocation installs."""
+    if call.args:
+        call.flag(cat.PACKAGE_INSTALL)
+    return OPAQUE
+
+
+def pacman(call: Call) -> Flow:
+    for word in call.args:
+        text = word.value
+        # -S / -Sy / -Syu / -U install; -Ss, -Si, -Sl, -Sg, -Sc, -Sp only query or clean.
+        syncs = text.startswith("-S") and not any(c in text[2:] for c in "silgcp")
+        if syncs or text.startswith("-U") or text in ("--sync", "--upgrade"):
+            call.flag(cat.PACKAGE_INSTALL)
+    return OPAQUE
+
+
+_NPM_INSTALLS = frozenset({"install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal",
+                           "isntall", "add", "ci", "clean-install", "ic", "install-clean", "install-test",
+                           "it", "install-ci-test", "cit"})
+
+_SYSTEM_INSTALLS = frozenset({"install", "reinstall", "localinstall", "groupinstall", "in", "add", "build-dep"})
+
+HANDLERS: dict[str, Handler] = {
+    "npm": _subcommand_installer(spec("Cw", ["--prefix", "--registry", "--cache", "--userconfig",
+                                              "--globalconfig", "--workspace", "--loglevel"]), _NPM_INSTALLS),
+    "yarn": _subcommand_installer(spec("", ["--cwd", "--modules-folder", "--cache-folder", "--registry"]),
+                                  frozenset({"add", "install"}), bare_installs=True,
+                                  nested={"global": frozenset({"add"})}),
+    "pnpm": _subcommand_installer(spec("CF", ["--dir", "--filter"]), frozenset({"add", "install", "i"})),
+    "bun": _subcommand_installer(spec(), frozenset({"add", "install", "i", "a"})),
+    "uv": _subcommand_installer(spec("", ["--directory", "--project", "--python", "--cache-dir"]),
+                                frozenset({"add"}),
+                                nested={"pip": frozenset({"install", "sync"}), "tool": frozenset({"install"})}),
+    "poetry": _subcommand_installer(spec("C", ["--directory", "--project"]), frozenset({"add"}),
+                                    nested={"self": frozenset({"add", "install"})}),
+    "pipx": _subcommand_installer(spec(), frozenset({"install", "inject"})),
+    "apt": _subcommand_installer(spec("otc", ["--option", "--target-release", "--config-file"]),
+                                 _SYSTEM_INSTALLS),
+    "apt-get": _subcommand_installer(spec("otc", ["--option", "--target-release", "--config-file"]),
+                                     _SYSTEM_INSTALLS),
+    "aptitude": _subcommand_installer(spec("ot"), _SYSTEM_INSTALLS),
+    "dnf": _subcommand_installer(spec("cx", ["--config", "--exclude", "--repo", "--enablerepo",
+                                             "--disablerepo", "--releasever"]), _SYSTEM_INSTALLS),
+    "yum": _subcommand_installer(spec("cx", ["--config", "--exclude", "--enablerepo", "--disablerepo"]),
+                                 _SYSTEM_INSTALLS),
+    "microdnf": _subcommand_installer(spec(), _SYSTEM_INSTALLS),
+    "zypper": _subcommand_installer(spec(), _SYSTEM_INSTALLS),
+    "apk": _subcommand_installer(spec("pX", ["--root", "--repository"]), frozenset({"add"})),
+    "brew": _subcommand_installer(spec(), frozenset({"install", "reinstall"})),
+    "port": _subcommand_installer(spec(), frozenset({"install"})),
+    "snap": _subcommand_installer(spec(), frozenset({"install"})),
+    "gem": _subcommand_installer(spec(), frozenset({"install"})),
+    "cargo": _subcommand_installer(spec("Z", ["--manifest-path", "--config"]), frozenset({"install", "add"})),
+    "go": _subcommand_installer(spec("C"), frozenset({"install", "get"})),
+    "conda": _subcommand_installer(spec(), frozenset({"install"})),
+    "mamba": _subcommand_installer(spec(), frozenset({"install"})),
+    "micromamba": _subcommand_installer(spec(), frozenset({"install"})),
+    "composer": _subcommand_installer(spec("d", ["--working-dir"]), frozenset({"require", "install"})),
+    "pacman": pacman,
+    "cpanm": _operands_install,
+    "easy_install": _operands_install,
+}

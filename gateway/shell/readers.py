@@ -1,0 +1,299 @@
+"""Commands that read files or stdin and write stdout: cat, grep, sed, awk, base64, tar, zip, echo, …
+
+Their output carries local data when they read files, and passes stdin's nature through otherwise
+(``curl … | tee x | sh`` still runs the download). Filters that transform their input turn a known
+script into unknown content; decoders turn anything into a payload.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import itertools
+import re
+from collections.abc import Callable, Sequence
+
+from gateway.shell import categories as cat
+from gateway.shell.expansions import decode_ansi_c
+from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow
+from gateway.shell.invocation import Call
+from gateway.shell.options import Options, scan, spec
+from gateway.shell.words import Word, join_words
+
+Handler = Callable[[Call], Flow]
+
+
+def transformed(flow: Flow) -> Flow:
+    """The input after a filter changed it: a known script becomes unknown text."""
+    if flow.script is None:
+        return flow
+    return Flow(payload=flow.payload, local_data=flow.local_data, opaque=True, listing=flow.listing)
+
+
+def _read_files(call: Call, words: Sequence[Word]) -> Flow | None:
+    """Read each operand; the merged flow of their content, or None when only stdin is read."""
+    flow: Flow | None = None
+    for word in words:
+        if word.value == "-":
+            content = call.stdin
+        elif word.subs:  # <(cmd)
+            content = word.flow
+        else:
+            path = call.read(word)
+            content = call.scope.files.get(path, LOCAL_DATA) if path is not None else LOCAL_DATA
+        flow = content if flow is None else flow.merge(content)
+    return flow
+
+
+def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity: bool = False,
+           program_first: bool = False, program_options: Sequence[str] = (),
+           file_options: Sequence[str] = (), decode_options: Sequence[str] = (),
+           decode_letters: str = "") -> Handler:
+    """A handler for a command whose operands are input files."""
+    option_spec = spec(short_values, long_values)
+
+    def handle(call: Call) -> Flow:
+        options = scan(call.args, option_spec)
+        operands = options.operands
+        if program_first and not options.values(*program_options):
+            operands = operands[1:]  # the pattern / program, not a file
+        for word in options.values(*file_options):
+            call.read(word)
+        content = _read_files(call, operands)
+        flow = content if content is not None else call.stdin
+        if _decodes(options, decode_options, decode_letters):
+            return _decoded(flow)
+        return flow if identity else transformed(flow)
+
+    return handle
+
+
+def _decodes(options: Options, decode_options: Sequence[str], decode_letters: str) -> bool:
+    if options.has(*decode_options):
+        return True
+    return any(len(name) == 2 and name[1] in decode_letters for name, _ in options.flags)
+
+
+def _decoded(flow: Flow) -> Flow:
+    # Decoding base64 text we can see lets the nested script be analyzed too.
+    script: str | None = None
+    if flow.script is not None:
+        try:
+            script = base64.b64decode("".join(flow.script.split()), validate=False).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            script = None
+    return Flow(payload=True, local_data=flow.local_data, script=script)
+
+
+cat_ = reader("", identity=True)
+head_tail = reader("nc", ["--lines", "--bytes", "--pid", "--sleep-interval", "--max-unchanged-stats"])
+plain_filter = reader("dfcbwtskn", ["--delimiter", "--fields", "--characters", "--bytes", "--width"])
+base64_ = reader("w", ["--wrap"], decode_options=("--decode",), decode_letters="dD")
+xxd = reader("cglsonC", ["--cols", "--groupsize", "--len", "--seek"], decode_letters="r")
+od = reader("AjNtw", ["--address-radix", "--skip-bytes", "--read-bytes", "--format", "--width"])
+grep = reader("efmABCdD", ["--regexp", "--file", "--max-count", "--after-context", "--before-context",
+                           "--context", "--devices", "--directories", "--binary-files", "--include",
+                           "--exclude", "--exclude-dir", "--exclude-from", "--label", "--color"],
+              program_first=True, program_options=("-e", "-f", "--regexp", "--file"),
+              file_options=("-f", "--file", "--exclude-from"))
+ripgrep = reader("efgtTmABCjMrE", ["--regexp", "--file", "--glob", "--iglob", "--type", "--type-not",
+                                   "--max-count", "--context", "--after-context", "--before-context",
+                                   "--threads", "--max-columns", "--max-depth", "--replace", "--sort",
+                                   "--sortr", "--type-add", "--encoding", "--engine", "--colors",
+                                   "--path-separator", "--ignore-file", "--pre", "--pre-glob"],
+                 program_first=True, program_options=("-e", "-f", "--regexp", "--file"),
+                 file_options=("-f", "--file", "--ignore-file"))
+silver = reader("GABCmp", ["--ignore", "--file-search-regex", "--after", "--before", "--context",
+                           "--max-count", "--path-to-ignore", "--depth"], program_first=True)
+jq = reader("fL", ["--from-file", "--indent", "--arg", "--argjson", "--slurpfile", "--rawfile"],
+            program_first=True, program_options=("-f", "--from-file"), file_options=("-f", "--from-file"))
+compressor = reader("bS", ["--suffix", "--blocksize"], identity=False)
+diff = reader("UCxXIFL", ["--unified", "--context", "--exclude", "--exclude-from", "--ignore-matching-lines",
+                          "--label", "--show-function-line", "--to-file", "--from-file"])
+
+
+def sort_(call: Call) -> Flow:
+    options = scan(call.args, spec("kotSTz", ["--key", "--output", "--field-separator",
+                                            "--buffer-size", "--temporary-directory", "--files0-from"]))
+    for word in options.values("-o", "--output"):
+        call.write(word)
+    content = _read_files(call, options.operands)
+    return transformed(content if content is not None else call.stdin)
+
+
+def uniq(call: Call) -> Flow:
+    options = scan(call.args, spec("fsw", ["--skip-fields", "--skip-chars", "--check-chars"]))
+    operands = options.operands
+    content = _read_files(call, operands[:1])
+    for word in operands[1:2]:
+        call.write(word)
+    return transformed(content if content is not None else call.stdin)
+
+
+_SED = spec("efl", ["--expression", "--file", "--line-length", "--in-place"])
+
+
+def sed(call: Call) -> Flow:
+    options = scan(call.args, _SED)
+    in_place = options.has("--in-place") or any(name == "-i" for name, _ in options.flags)
+    operands = list(options.operands)
+    for word in options.values("-f", "--file"):
+        call.read(word)
+    if not options.values("-e", "--expression", "-f", "--file"):
+        operands = operands[1:]  # the script
+    if in_place and operands and operands[0].value == "" and operands[0].literal:
+        operands = operands[1:]  # BSD `sed -i '' …`
+    if in_place:
+        for word in operands:
+            call.write(word)
+        return EMPTY
+    content = _read_files(call, operands)
+    return transformed(content if content is not None else call.stdin)
+
+
+_AWK = spec("Ffvi", ["--file", "--field-separator", "--assign", "--include"])
+_AWK_SYSTEM = re.compile(r"system\s*\(\s*\"((?:[^\"\\]|\\.)*)\"\s*\)")
+
+
+def awk(call: Call) -> Flow:
+    options = scan(call.args, _AWK)
+    operands = list(options.operands)
+    for word in options.values("-f", "--file"):
+        call.read(word)
+    if not options.values("-f", "--file") and operands:
+        program = operands.pop(0).value
+        if "/inet/tcp/" in program or "/inet/udp/" in program:
+            call.flag(cat.REVERSE_SHELL)
+        for match in _AWK_SYSTEM.finditer(program):
+            call.run_script(match.group(1))
+    in_place = any(v.value == "inplace" for v in options.values("-i", "--include"))
+    operands = [w for w in operands if "=" not in w.value or w.value.startswith(("/", "."))]
+    if in_place:
+        for word in operands:
+            call.write(word)
+        return EMPTY
+    content = _read_files(call, operands)
+    return transformed(content if content is not None else call.stdin)
+
+
+# -- archives ------------------------------------------------------------------------------------
+
+_TAR = spec("fCTXbgKLNVHI", ["--file", "--directory", "--files-from", "--exclude-from", "--blocking-factor",
+                            "--listed-incremental", "--starting-file", "--tape-length", "--newer",
+                            "--label", "--format", "--use-compress-program", "--to-command",
+                            "--checkpoint-action", "--exclude", "--transform", "--owner", "--group",
+                            "--mode", "--mtime"])
+
+
+def tar(call: Call) -> Flow:
+    args = list(call.args)
+    # Old-style bundled options: `tar czf out.tgz src/`.
+    if args and args[0].literal and re.fullmatch(r"[A-Za-z]+", args[0].value):
+        args[0] = Word("-" + args[0].value)
+    options = scan(args, _TAR)
+    letters = "".join(name[1] for name, _ in options.flags if len(name) == 2)
+    long_names = {name for name, _ in options.flags}
+    for word in options.values("--to-command", "-I", "--use-compress-program"):
+        call.run_script(word.value)
+    for word in options.values("--checkpoint-action"):
+        if word.value.startswith("exec="):
+            call.run_script(word.value[len("exec="):])
+    for word in options.values("-T", "--files-from", "-X", "--exclude-from"):
+        call.read(word)
+    archive = options.value("-f", "--file")
+    to_stdio = archive is None or archive.value == "-"
+    if any(c in letters for c in "cru") or long_names & {"--create", "--append", "--update"}:
+        for word in options.operands:
+            call.read(word)
+        if not to_stdio and archive is not None:
+            call.write(archive)
+        return LOCAL_DATA if to_stdio else EMPTY
+    if archive is not None and not to_stdio:
+        call.read(archive)
+    if "x" in letters or long_names & {"--extract", "--get"}:
+        directory = options.value("-C", "--directory")
+        call.write(directory if directory is not None else Word("."))
+    return OPAQUE
+
+
+def zip_(call: Call) -> Flow:
+    options = scan(call.args, spec("bnxitO", ["--temp-path", "--suffixes", "--exclude", "--include"]))
+    operands = options.operands
+    if not operands:
+        return EMPTY
+    archive, members = operands[0], operands[1:]
+    for word in members:
+        call.read(word)
+    if archive.value == "-":
+        return LOCAL_DATA
+    call.write(archive)
+    return EMPTY
+
+
+def unzip(call: Call) -> Flow:
+    options = scan(call.args, spec("dxP"))
+    operands = options.operands
+    if operands:
+        call.read(operands[0])
+    if options.has("-l", "-t", "-v", "-Z"):
+        return OPAQUE
+    if options.has("-p", "-c"):
+        return LOCAL_DATA
+    directory = options.value("-d")
+    call.write(directory if directory is not None else Word("."))
+    return EMPTY
+
+
+# -- data producers --------------------------------------------------------------------------------
+
+
+def echo(call: Call) -> Flow:
+    args = list(call.args)
+    escapes = False
+    while args and re.fullmatch(r"-[neE]+", args[0].value):
+        escapes = escapes or "e" in args[0].value
+        args.pop(0)
+    text = join_words(args)
+    value = decode_ansi_c(text.value) if escapes else text.value
+    return Flow(script=value).merge(text.flow)
+
+
+def printf(call: Call) -> Flow:
+    args = list(call.args)
+    if len(args) >= 2 and args[0].value == "-v":
+        return EMPTY  # assigns a variable, prints nothing
+    if args and args[0].value == "--":
+        args.pop(0)
+    if not args:
+        return EMPTY
+    fmt, values = args[0], args[1:]
+    merged = join_words(args)
+    # With a format, close enough for `printf '%s\n' "cmd"`: the values are what gets printed.
+    script = "\n".join(w.value for w in values) if "%" in fmt.value else decode_ansi_c(fmt.value)
+    return Flow(script=script).merge(merged.flow)
+
+
+_READ = spec("adinNptu")
+
+
+def read_builtin(call: Call) -> Flow:
+    """`read VAR…`: the variables hold what arrives on stdin (`find … | while read f; do rm "$f"`)."""
+    for word in scan(call.args, _READ).operands:
+        call.scope.vars.pop(word.value, None)
+        call.scope.flows[word.value] = call.stdin
+    return EMPTY
+
+
+def environment_dump(call: Call) -> Flow:
+    return LOCAL_DATA
+
+
+def set_builtin(call: Call) -> Flow:
+    args = call.args
+    if not args:
+        return LOCAL_DATA  # prints every variable
+    for first, second in itertools.pairwise(args):
+        if first.value == "+o" and second.value == "history":
+            call.flag(cat.HISTORY_TAMPER)
+    return EMPTY
+

@@ -1,0 +1,364 @@
+"""Walks the bash syntax tree and hands every simple command to its handler.
+
+Structure (lists, pipelines, subshells, compound commands, function bodies, substitutions) is followed
+here; what a command *does* is decided by the handlers in ``gateway.shell.commands``. Each visit
+returns the ``Flow`` the construct writes to stdout, so pipelines, command substitutions and
+redirections can connect producers (``curl``, ``cat f``) to consumers (``sh``, ``nc``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import replace
+
+from tree_sitter import Node
+
+from gateway.shell import categories as cat
+from gateway.shell.commands import handler_for
+from gateway.shell.facts import NETWORK_STREAM, SHELL_READS_STDIN, Facts
+from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow, Scope
+from gateway.shell.invocation import Call
+from gateway.shell.redirections import Redirections, read_redirections
+from gateway.shell.syntax import calls_itself_in_parallel, parse, reading, text_of
+from gateway.shell.words import (
+    Word,
+    basename,
+    evaluate,
+    evaluate_assignment_value,
+    locate,
+    placeholder,
+)
+from gateway.shell.wrappers import UNWRAPPERS
+
+MAX_DEPTH = 8  # nested scripts: bash -c "eval '…'" …
+_MAX_WRAPPERS = 16  # sudo env nice timeout … chains
+_HISTORY_SIZE_VARS = frozenset({"HISTSIZE", "HISTFILESIZE", "SAVEHIST"})
+
+
+class Walker:
+    __slots__ = ("facts", "home")
+
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+        self.home = facts.home
+
+    # -- entry points (also used by handlers through Call) ------------------------------------
+
+    def run_script(self, text: str, scope: Scope, stdin: Flow, depth: int) -> Flow:
+        facts = self.facts
+        if depth > MAX_DEPTH or len(text) > facts.budget:
+            facts.unparseable()  # too deep to follow: cannot vouch for it
+            return OPAQUE
+        facts.budget -= len(text)
+        parsed = parse(text)
+        with reading(parsed) as root:
+            if root.has_error:
+                facts.unparseable()
+            return self.visit(root, scope, stdin, depth)
+
+    def invoke(self, argv: list[Word], scope: Scope, stdin: Flow, depth: int) -> Flow:
+        """Run one simple command: strip wrappers, then dispatch on the command name."""
+        facts = self.facts
+        for _ in range(_MAX_WRAPPERS):
+            if not argv or not argv[0].exact:
+                break
+            name = basename(argv[0].value)
+            unwrap = UNWRAPPERS.get(name)
+            if unwrap is None:
+                break
+            facts.executable(name)
+            unwrapped = unwrap(argv)
+            for var, value in unwrapped.assignments:
+                self._check_history_variable(var, value)
+            if unwrapped.cwd is not None:
+                scope = scope.copy()
+                scope.change_dir(locate(unwrapped.cwd, scope.cwd, scope.cwd_known, self.home))
+            if unwrapped.prints_environment:
+                return LOCAL_DATA
+            argv = unwrapped.argv
+            if unwrapped.xargs:
+                argv = self._xargs_argv(argv, unwrapped.xargs_replace, stdin)
+                stdin = EMPTY
+        if not argv:
+            return EMPTY
+        head = argv[0]
+        facts.command(_render(argv))
+        if not head.exact and head.value not in ("[", "[["):
+            return self._dynamic_command(argv, scope, depth)
+        name = basename(head.value)
+        facts.executable(name)
+        if "/" in head.value:
+            path = facts.inspect(head, scope)
+            if path is not None and path in scope.files:
+                self._execute(scope.files[path], scope, depth)
+        handler = handler_for(name)
+        return handler(Call(name, argv[1:], scope, stdin, depth, facts, self))
+
+    # -- structure ------------------------------------------------------------------------------
+
+    def visit(self, node: Node, scope: Scope, stdin: Flow, depth: int) -> Flow:
+        kind = node.type
+        if kind == "command":
+            return self._command(node, scope, stdin, depth, [])
+        if kind == "redirected_statement":
+            return self._redirected(node, scope, stdin, depth)
+        if kind == "pipeline":
+            return self._pipeline(node.named_children, scope, depth, stdin)
+        if kind in ("subshell", "command_substitution", "process_substitution"):
+            inner = scope.copy()
+            start = stdin if kind == "subshell" else EMPTY
+            return self._sequence(node.named_children, inner, start, depth)
+        if kind == "function_definition":
+            return self._function(node, scope, depth)
+        if kind == "declaration_command":
+            return self._declaration(node, scope, depth)
+        if kind == "unset_command":
+            return self._unset(node, scope)
+        if kind == "variable_assignment":
+            name, value = self._assignment(node, scope, depth)
+            self._set_variable(scope, name, value)
+            return EMPTY
+        if kind == "for_statement":
+            return self._for(node, scope, stdin, depth)
+        if kind in ("comment", "heredoc_body", "heredoc_start", "heredoc_end"):
+            return EMPTY
+        return self._sequence(node.named_children, scope, stdin, depth)
+
+    def _for(self, node: Node, scope: Scope, stdin: Flow, depth: int) -> Flow:
+        variable = node.child_by_field_name("variable")
+        body = node.child_by_field_name("body")
+        words = [self.with_flow(w, scope, depth) for v in node.children_by_field_name("value")
+                 for w in evaluate(v, scope.vars)]
+        if variable is None or body is None:
+            return EMPTY
+        name = text_of(variable)
+        facts = self.facts
+        if words and all(w.exact for w in words) and len(words) <= facts.loop_budget:
+            # `for d in build dist; do rm -rf "$d"; done`: unroll over the literal items.
+            facts.loop_budget -= len(words)
+            out = EMPTY
+            for word in words:
+                scope.vars[name] = word.value
+                scope.flows.pop(name, None)
+                out = out.merge(self.visit(body, scope, stdin, depth))
+            return out
+        # Otherwise the variable is unknowable; it still carries what produced it, so that
+        # `for f in $(find / -name x); do rm "$f"; done` deletes find's results.
+        items = EMPTY
+        for word in words:
+            items = items.merge(word.flow)
+        scope.vars.pop(name, None)
+        scope.flows[name] = items
+        return self.visit(body, scope, stdin, depth)
+
+    def _sequence(self, nodes: list[Node], scope: Scope, stdin: Flow, depth: int) -> Flow:
+        out = EMPTY
+        for child in nodes:
+            out = out.merge(self.visit(child, scope, stdin, depth))
+        return out
+
+    def _pipeline(self, stages: list[Node], scope: Scope, depth: int, first: Flow,
+                  last_redirects: list[Node] | None = None) -> Flow:
+        roles_start = len(self.facts.roles)
+        flow = first
+        stages = [s for s in stages if s.type != "comment"]
+        for index, stage in enumerate(stages):
+            # Every stage runs in its own subshell: a `cd` in one does not move the others.
+            if last_redirects and index == len(stages) - 1:
+                flow = self._with_redirects(stage, last_redirects, scope.copy(), flow, depth)
+            else:
+                flow = self.visit(stage, scope.copy(), flow, depth)
+        self._check_shell_on_network(roles_start)
+        return flow
+
+    def _check_shell_on_network(self, roles_start: int) -> None:
+        roles = self.facts.roles[roles_start:]
+        if SHELL_READS_STDIN in roles and NETWORK_STREAM in roles:
+            self.facts.flag(cat.REVERSE_SHELL)
+
+    def _function(self, node: Node, scope: Scope, depth: int) -> Flow:
+        name_node = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if body is None:
+            return EMPTY
+        if name_node is not None and calls_itself_in_parallel(body, text_of(name_node)):
+            self.facts.flag(cat.FORK_BOMB)
+        # The body may run any number of times later; analyze it once, as if it ran here.
+        self.visit(body, scope.copy(), EMPTY, depth)
+        return EMPTY
+
+    # -- simple commands ------------------------------------------------------------------------
+
+    def _redirected(self, node: Node, scope: Scope, stdin: Flow, depth: int, outer: list[Node] | None = None) -> Flow:
+        body = node.child_by_field_name("body")
+        redirects = node.children_by_field_name("redirect") + (outer or [])
+        if body is not None and body.type in ("command", "list", "pipeline", "redirected_statement"):
+            return self._with_redirects(body, redirects, scope, stdin, depth)
+        roles_start = len(self.facts.roles)
+        io = read_redirections(self, redirects, scope, stdin, depth)
+        out = self.visit(body, scope, io.stdin, depth) if body is not None else EMPTY
+        return self._finish(io, out, scope, depth, roles_start)
+
+    def _with_redirects(self, node: Node, redirects: list[Node], scope: Scope, stdin: Flow, depth: int) -> Flow:
+        """tree-sitter attaches `a && b > f` and `a | b > f` to the whole list; bash to `b` only."""
+        kind = node.type
+        if kind == "command":
+            return self._command(node, scope, stdin, depth, redirects)
+        if kind == "redirected_statement":
+            return self._redirected(node, scope, stdin, depth, redirects)
+        if kind == "pipeline":
+            return self._pipeline(node.named_children, scope, depth, stdin, redirects)
+        if kind == "list":
+            parts = [c for c in node.named_children if c.type != "comment"]
+            out = EMPTY
+            for part in parts[:-1]:
+                out = out.merge(self.visit(part, scope, stdin, depth))
+            if parts:
+                out = out.merge(self._with_redirects(parts[-1], redirects, scope, stdin, depth))
+            return out
+        roles_start = len(self.facts.roles)
+        io = read_redirections(self, redirects, scope, stdin, depth)
+        return self._finish(io, self.visit(node, scope, io.stdin, depth), scope, depth, roles_start)
+
+    def _command(self, node: Node, scope: Scope, stdin: Flow, depth: int, outer: list[Node]) -> Flow:
+        roles_start = len(self.facts.roles)
+        name_node = node.child_by_field_name("name")
+        arg_nodes = [a for a in node.children_by_field_name("argument") if a.is_named]
+        assignments: list[Node] = []
+        redirects = list(outer)
+        for child in node.named_children:
+            kind = child.type
+            if kind == "variable_assignment":
+                assignments.append(child)
+            elif kind.endswith("_redirect"):
+                redirects.append(child)
+        io = read_redirections(self, redirects, scope, stdin, depth)
+        prefix = [self._assignment(a, scope, depth) for a in assignments]
+        if name_node is None:
+            for var, value in prefix:
+                self._set_variable(scope, var, value)
+            return self._finish(io, EMPTY, scope, depth, roles_start)
+        for var, value in prefix:
+            # `HISTFILE=/dev/null cmd`: only for that command, but still tampering.
+            self._check_history_variable(var, value)
+        argv: list[Word] = []
+        flows: dict[int, Flow] = {}
+        for arg in (name_node, *arg_nodes):
+            for word in evaluate(arg, scope.vars):
+                argv.append(self.with_flow(word, scope, depth, flows))
+        out = self.invoke(argv, scope, io.stdin, depth)
+        return self._finish(io, out, scope, depth, roles_start)
+
+    def with_flow(self, word: Word, scope: Scope, depth: int, cache: dict[int, Flow] | None = None) -> Word:
+        if not word.subs and not word.variables:
+            return word
+        flow = EMPTY
+        for name in word.variables:
+            flow = flow.merge(scope.flows.get(name, EMPTY))
+        for sub in word.subs:
+            key = sub.id
+            if cache is not None and key in cache:
+                sub_flow = cache[key]
+            else:
+                sub_flow = self.visit(sub, scope, EMPTY, depth)
+                if cache is not None:
+                    cache[key] = sub_flow
+            flow = flow.merge(sub_flow)
+        return replace(word, flow=flow)
+
+    def _dynamic_command(self, argv: list[Word], scope: Scope, depth: int) -> Flow:
+        self.facts.flag(cat.DYNAMIC_COMMAND)
+        head = argv[0]
+        flow = head.flow
+        if flow.script is not None and head.value.startswith(("$(", "`")):
+            # `$(echo rm) -rf /`: the substitution's output, split into words, becomes the command.
+            command = " ".join([*flow.script.split(), *(w.value for w in argv[1:])])
+            flow = Flow(payload=flow.payload, local_data=flow.local_data, script=command)
+        self._execute(flow, scope, depth)
+        return OPAQUE
+
+    def _execute(self, flow: Flow, scope: Scope, depth: int) -> None:
+        """Content that is about to be executed as shell code."""
+        if flow.payload:
+            self.facts.flag(cat.REMOTE_CODE)
+        if flow.script is not None:
+            self.run_script(flow.script, scope.copy(), EMPTY, depth + 1)
+        elif flow.opaque:
+            self.facts.flag(cat.DYNAMIC_COMMAND)
+
+    def _xargs_argv(self, argv: list[Word], replace_str: str | None, stdin: Flow) -> list[Word]:
+        item = placeholder("{}", stdin.listing)
+        if replace_str:
+            replaced = [item if replace_str in w.value else w for w in argv]
+            return replaced if len(argv) > 1 else [*replaced, item]
+        return [*argv, item]
+
+    # -- assignments ----------------------------------------------------------------------------
+
+    def _assignment(self, node: Node, scope: Scope, depth: int) -> tuple[str, Word]:
+        name_node = node.child_by_field_name("name")
+        name = text_of(name_node) if name_node is not None else ""
+        value = evaluate_assignment_value(node.child_by_field_name("value"), scope.vars)
+        return name, self.with_flow(value, scope.copy(), depth)
+
+    def _set_variable(self, scope: Scope, name: str, value: Word) -> None:
+        self._check_history_variable(name, value)
+        scope.flows.pop(name, None)
+        if value.exact:
+            scope.vars[name] = value.value
+        else:
+            scope.vars.pop(name, None)
+            if value.flow is not EMPTY:
+                scope.flows[name] = value.flow
+
+    def _check_history_variable(self, name: str, value: Word) -> None:
+        text = value.value.strip()
+        if (
+            name == "HISTFILE"
+            or (name in _HISTORY_SIZE_VARS and text in ("", "0"))
+            or (name == "HISTIGNORE" and text == "*")
+        ):
+            self.facts.flag(cat.HISTORY_TAMPER)
+
+    def _declaration(self, node: Node, scope: Scope, depth: int) -> Flow:
+        keyword = node.children[0].type if node.child_count else "declare"
+        self.facts.executable(keyword)
+        self.facts.command(text_of(node))
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                name, value = self._assignment(child, scope, depth)
+                self._set_variable(scope, name, value)
+            else:
+                self._sequence([child], scope, EMPTY, depth)
+        return EMPTY
+
+    def _unset(self, node: Node, scope: Scope) -> Flow:
+        self.facts.executable("unset")
+        self.facts.command(text_of(node))
+        for child in node.named_children:
+            name = text_of(child)
+            if name in ("HISTFILE", *_HISTORY_SIZE_VARS):
+                self.facts.flag(cat.HISTORY_TAMPER)
+            scope.vars.pop(name, None)
+        return EMPTY
+
+    # -- redirections ---------------------------------------------------------------------------
+
+    def _finish(self, io: Redirections, out: Flow, scope: Scope, depth: int, roles_start: int) -> Flow:
+        if io.stdout is not None:
+            if out is not EMPTY:
+                # Remember what went into the file: `curl -s u > x.sh; bash x.sh`.
+                scope.files[io.stdout] = out
+            out = EMPTY
+        elif io.stdout_elsewhere:
+            out = EMPTY
+        for pipe in io.pipes:
+            out = self._pipeline(pipe.named_children, scope, depth, out)
+        for sequel in io.sequels:
+            out = out.merge(self.visit(sequel, scope, io.stdin, depth))
+        self._check_shell_on_network(roles_start)
+        return out
+
+
+def _render(argv: list[Word]) -> str:
+    return " ".join(shlex.quote(w.value) if w.exact else w.value for w in argv)
