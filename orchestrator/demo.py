@@ -50,8 +50,8 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
             stats = h.get(f"{c.API_PREFIX}/runs/{c.DEFAULT_RUN_ID}/stats").raise_for_status().json()
     finally:
         gw.stop()
-    result = {"gateway": gw.url, "decisions": decisions,
-              "burst": [b["outcome"] for b in burst], "stats": stats}
+    outcomes = [b["outcome"] for b in burst]
+    result = {"gateway": gw.url, "decisions": decisions, "burst": outcomes, "stats": stats}
     if as_json:
         return result
     console.print(f"[bold]acteon-swarm demo[/] — gateway on the embedded store at {gw.url}, default pack\n")
@@ -62,10 +62,11 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
         style = STYLE.get(d["outcome"], "")
         table.add_row(d["note"], d["tool"], d["target"][:60], f"[{style}]{d['outcome']}[/]", d["rule"])
     console.print(table)
-    throttled = [i for i, o in enumerate(burst) if o == "throttled"]
-    console.print(f"\nA runaway agent sends 14 commands at once: {burst.count('executed')} executed, "
-                  f"{len(throttled)} throttled (12 per agent per minute), "
-                  f"retry in {burst[throttled[0]]['retry_after_ms'] / 1000:.1f}s." if throttled else "")
+    throttled = [b for b in burst if b["outcome"] == "throttled"]
+    if throttled:
+        console.print(f"\nA runaway agent sends 14 commands in a row: {outcomes.count('executed')} executed, "
+                      f"{len(throttled)} throttled (12 per agent per minute, "
+                      f"retry in {throttled[0]['retry_after_ms'] / 1000:.1f}s).")
     console.print(
         f"\nTotal dispatched: {stats['dispatched']}   Executed: {stats['executed']}   "
         f"Suppressed: {stats['suppressed']}   Throttled: {stats['throttled']}   "

@@ -103,6 +103,10 @@ def test_quota_admits_exactly_n(two_gateways, trial) -> None:
         outcomes = await _storm(two_gateways, key, [_body(run, f"a{i}", command="true") for i in range(CLIENTS)])
         assert outcomes.count("executed") == 11
         assert outcomes.count("quota_exceeded") == CLIENTS - 11
+        async with httpx.AsyncClient(base_url=two_gateways[0],
+                                     headers={"Authorization": f"Bearer {ADMIN_KEY}"}) as c:
+            quota = (await c.get(f"/v1/runs/{run}")).json()["quota"]
+        assert quota["used"] == 11  # the 37 refusals consumed nothing
 
     asyncio.run(main())
 
