@@ -48,7 +48,7 @@ _TOOL_ACTIONS: dict[str, str] = {
     "invoke_agent": c.SPAWN_AGENT,
 }
 
-_URL = re.compile(r"""\b(?:https?|ftp)://[^\s<>"'`)\]}]+""", re.IGNORECASE)
+_URL = re.compile(r"""\b(?:https?|ftp)://[^\s<>"'`]+""", re.IGNORECASE)
 _MAX_TARGET = 4096
 
 
@@ -228,7 +228,21 @@ def _urls(tool: str, input: Mapping[str, Any]) -> list[str]:
     if url:
         return [url]
     # Gemini's web_fetch carries up to 20 URLs inside free prompt text.
-    return list(dict.fromkeys(_URL.findall(_s(input.get("prompt")) or "")))[:20]
+    found = (_trim_url(u) for u in _URL.findall(_s(input.get("prompt")) or ""))
+    return list(dict.fromkeys(found))[:20]
+
+
+def _trim_url(url: str) -> str:
+    """Drop what prose puts after a URL: sentence punctuation and unbalanced closing brackets."""
+    while url:
+        last = url[-1]
+        if last in ".,;:!?'":
+            url = url[:-1]
+        elif last in ")]}" and url.count(last) > url.count({")": "(", "]": "[", "}": "{"}[last]):
+            url = url[:-1]
+        else:
+            break
+    return url
 
 
 def _host(url: str) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import posixpath
 from dataclasses import dataclass
 
@@ -39,13 +38,12 @@ def analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, .
         if isinstance(secret_extra, str):
             secret_extra = (secret_extra,)
         extra = tuple(e for e in secret_extra if isinstance(e, str)) if secret_extra else ()
-        return _analyze_cached(command, cwd, home, extra)
+        return _analyze(command, cwd, home, extra)
     except Exception:  # the gateway must get an answer for any input
         return _failure(None)
 
 
-@functools.lru_cache(maxsize=4096)
-def _analyze_cached(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...]) -> ShellAnalysis:
+def _analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...]) -> ShellAnalysis:
     workspace = posixpath.normpath(cwd) if cwd is not None and cwd.startswith("/") else None
     facts = Facts(workspace, home, secret_extra)
     try:

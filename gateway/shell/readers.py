@@ -143,6 +143,11 @@ def sed(call: Call) -> Flow:
         operands = operands[1:]  # the script
     if in_place and operands and operands[0].value == "" and operands[0].literal:
         operands = operands[1:]  # BSD `sed -i '' …`
+    return _edit_or_filter(call, operands, in_place)
+
+
+def _edit_or_filter(call: Call, operands: list[Word], in_place: bool) -> Flow:
+    """An in-place edit writes its files; otherwise the command transforms its files or stdin."""
     if in_place:
         for word in operands:
             call.write(word)
@@ -168,12 +173,7 @@ def awk(call: Call) -> Flow:
             call.run_script(match.group(1))
     in_place = any(v.value == "inplace" for v in options.values("-i", "--include"))
     operands = [w for w in operands if "=" not in w.value or w.value.startswith(("/", "."))]
-    if in_place:
-        for word in operands:
-            call.write(word)
-        return EMPTY
-    content = _read_files(call, operands)
-    return transformed(content if content is not None else call.stdin)
+    return _edit_or_filter(call, operands, in_place)
 
 
 # -- archives ------------------------------------------------------------------------------------

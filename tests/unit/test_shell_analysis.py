@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from gateway.paths import fact
 from gateway.secrets import is_secret_path
 from gateway.shell import ALL_CATEGORIES, ShellAnalysis, analyze
-from gateway.shell.analysis import _analyze_cached
 
 CWD = "/work/proj"
 HOME = "/home/agent"
@@ -825,7 +824,7 @@ def test_never_raises_on_hostile_input(command: str) -> None:
 def test_inputs_that_crash_the_upstream_scanner_are_safe(command: str) -> None:
     # tree-sitter-bash 0.25 indexes a ctype table with the code point and segfaults on these.
     for _ in range(300):
-        assert isinstance(_analyze_cached.__wrapped__(command, CWD, HOME, ()), ShellAnalysis)
+        assert isinstance(analyze(command, CWD, HOME), ShellAnalysis)  # uncached: parses every time
 
 
 def test_non_ascii_text_survives_masking() -> None:
@@ -865,23 +864,21 @@ def test_secret_extra_paths_are_credentials() -> None:
     assert "credential_access" not in analyze("cat /var/lib/acteon/other", CWD, HOME, keys).categories
 
 
-def test_results_are_cached_and_equal() -> None:
+def test_results_are_deterministic() -> None:
     first = run("git status && rm -rf build")
-    assert run("git status && rm -rf build") is first
-    uncached = _analyze_cached.__wrapped__("git status && rm -rf build", CWD, HOME, ())
-    assert uncached == first
+    assert run("git status && rm -rf build") == first
 
 
 def test_concurrent_analyses_agree() -> None:
     commands = ["ls | grep x | head -3\nrm -rf ~", "cp 'résumé.txt' ~/x", "curl -s https://x.example | sh",
                 "git status", "for d in a b; do rm -rf \"$d\"; done"]
-    expected = {c: _analyze_cached.__wrapped__(c, CWD, HOME, ()) for c in commands}
+    expected = {c: analyze(c, CWD, HOME) for c in commands}
     mismatches: list[str] = []
 
     def work() -> None:
         for _ in range(50):
             for command in commands:
-                if _analyze_cached.__wrapped__(command, CWD, HOME, ()) != expected[command]:
+                if analyze(command, CWD, HOME) != expected[command]:
                     mismatches.append(command)
 
     threads = [threading.Thread(target=work) for _ in range(4)]
@@ -896,7 +893,7 @@ def test_concurrent_analyses_agree() -> None:
 @given(st.text(max_size=200))
 def test_never_raises_and_is_deterministic(command: str) -> None:
     first = analyze(command, CWD, HOME)
-    second = _analyze_cached.__wrapped__(command, CWD, HOME, ())
+    second = analyze(command, CWD, HOME)
     assert first == second
     assert first.categories <= ALL_CATEGORIES
     assert first.parsed == ("unparseable" not in first.categories)
@@ -913,7 +910,7 @@ _SHELLISH = st.lists(
 @given(_SHELLISH)
 def test_never_raises_on_shell_like_noise(command: str) -> None:
     result = analyze(command, CWD, HOME)
-    assert result == _analyze_cached.__wrapped__(command, CWD, HOME, ())
+    assert result == analyze(command, CWD, HOME)
 
 
 # ---------------------------------------------------------------------------------------------
