@@ -20,8 +20,8 @@ from redis.asyncio.client import Redis
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway.api import approvals, dispatch, health, rules, runs
-from gateway.auth import Authenticator, ensure_admin_key
+from gateway.api import approvals, dispatch, health, hooks, rules, runs
+from gateway.auth import Authenticator, ensure_admin_key, ensure_default_agent_key, hash_key
 from gateway.config import Settings
 from gateway.dispatch import Dispatcher
 from gateway.errors import GatewayError, StoreUnavailable
@@ -103,6 +103,7 @@ def create_app(
     admin_key = settings.admin_key
     if not admin_key:
         admin_key, admin_key_file = ensure_admin_key(settings.state_dir)
+    default_agent_key, _ = ensure_default_agent_key(settings.state_dir)
     policy = Policy(backend, settings.rules_dir)
     metrics = Metrics()
     secret_paths = tuple(str(p.resolve()) for p in (settings.state_dir,))
@@ -113,11 +114,15 @@ def create_app(
         embedded=embedded, admin_key_file=admin_key_file,
     )
 
+    state.auth.remember(default_agent_key, c.DEFAULT_RUN_ID)
+
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         try:
             await run_store.create(backend, c.DEFAULT_RUN_ID, agent_key_hash="", quota=None, rules=None,
                                    rules_version="0", exist_ok=True)
+            # Other gateway processes on this Redis learn the key from it.
+            await run_store.add_agent_key(backend, c.DEFAULT_RUN_ID, hash_key(default_agent_key))
             await policy.refresh_global()
         except StoreUnavailable as e:  # start anyway; health says so and decisions resume later
             log.warning("state store unavailable at start-up: %s", e)
@@ -142,7 +147,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.gateway = state
-    for r in (dispatch.router, runs.router, rules.router, approvals.router, health.router):
+    for r in (dispatch.router, hooks.router, runs.router, rules.router, approvals.router, health.router):
         app.include_router(r)
 
     @app.exception_handler(GatewayError)

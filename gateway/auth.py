@@ -18,6 +18,7 @@ from pathlib import Path
 from gateway.errors import Forbidden, Unauthorized
 from gateway.store import runs
 from gateway.store.backend import Backend
+from hook import contract as c
 
 ADMIN_KEY_FILE = "admin.key"
 
@@ -49,18 +50,34 @@ def new_key(prefix: str) -> str:
     return f"{prefix}_{secrets.token_urlsafe(32)}"
 
 
+def ensure_key_file(path: Path, prefix: str) -> str:
+    """Read or create a key file (mode 0600, in a 0700 directory when we create it)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not path.exists():
+        key = new_key(prefix)
+        try:
+            # O_EXCL + 0600 from the start: the key is never readable by others, not even briefly.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another gateway process created it first
+            pass
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(key + "\n")
+            return key
+    return path.read_text(encoding="utf-8").strip()
+
+
 def ensure_admin_key(state_dir: Path) -> tuple[str, Path]:
-    """Read or create the embedded-mode admin key file (mode 0600 in a 0700 directory)."""
-    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """The embedded-mode admin key, generated into the state dir on first start."""
     path = state_dir / ADMIN_KEY_FILE
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip(), path
-    key = new_key("acteon_admin")
-    # O_EXCL + 0600 from the start: the key is never readable by others, not even briefly.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(key + "\n")
-    return key, path
+    return ensure_key_file(path, "acteon_admin"), path
+
+
+def ensure_default_agent_key(state_dir: Path) -> tuple[str, Path]:
+    """The default run's agent key, for hooks of sessions outside any orchestrated run. The default pack
+    keeps agents from reading it (the whole state dir is secret); the hook reads it itself."""
+    path = state_dir / c.DEFAULT_AGENT_KEY_FILE
+    return ensure_key_file(path, "acteon_agent"), path
 
 
 class Authenticator:
@@ -70,6 +87,10 @@ class Authenticator:
         self._backend = backend
         self._admin_digest = bytes.fromhex(hash_key(admin_key))
         self._agents: dict[str, str] = {}  # key digest -> run id
+
+    def remember(self, key: str, run_id: str) -> None:
+        """Know an agent key without asking Redis (the default run's key, minted by this process)."""
+        self._agents[hash_key(key)] = run_id
 
     async def principal(self, authorization: str | None) -> Principal:
         if not authorization:

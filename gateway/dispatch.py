@@ -7,8 +7,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from gateway.errors import NotFound
 from gateway.metrics import Metrics
 from gateway.models import DispatchRequest
@@ -29,8 +27,8 @@ class Dispatcher:
     home: str
     secret_paths: tuple[str, ...] = ()
 
-    async def dispatch(self, req: DispatchRequest, *, dry_run: bool) -> bytes:
-        """Decide one call; returns the JSON body of the answer (see ``DispatchResponse``)."""
+    async def dispatch(self, req: DispatchRequest, *, dry_run: bool) -> dict[str, Any]:
+        """Decide one call; returns the answer (the shape of ``DispatchResponse``, None fields left out)."""
         started = time.perf_counter()
         call = normalize(
             run_id=req.run_id, agent_id=req.agent_id, role=req.role, provider=req.provider,
@@ -86,7 +84,7 @@ class Dispatcher:
             answer["approval_id"] = decision.approval_id
         if updated is not None:
             answer["updated_input"] = updated
-        return orjson.dumps(answer)
+        return answer
 
     @staticmethod
     def _audit_fields(

@@ -236,9 +236,7 @@ def _trim_url(url: str) -> str:
     """Drop what prose puts after a URL: sentence punctuation and unbalanced closing brackets."""
     while url:
         last = url[-1]
-        if last in ".,;:!?'":
-            url = url[:-1]
-        elif last in ")]}" and url.count(last) > url.count({")": "(", "]": "[", "}": "{"}[last]):
+        if last in ".,;:!?'" or (last in ")]}" and url.count(last) > url.count({")": "(", "]": "[", "}": "{"}[last])):
             url = url[:-1]
         else:
             break

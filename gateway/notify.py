@@ -10,10 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
-from gateway.store import keys
+from gateway.store import approvals, keys
 from gateway.store.backend import Backend
+from hook import contract as c
 
 log = logging.getLogger("acteon.gateway.notify")
 RECHECK_S = 1.0
@@ -52,6 +55,16 @@ class Notifier:
                 group.discard(ev)
                 if not group:
                     del self._waiters[approval_id]
+
+    async def await_resolution(self, approval_id: str, timeout_s: float) -> dict[str, Any]:
+        """The approval as soon as it leaves ``pending``, or as it stands after ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            view = await approvals.get(self._backend, approval_id)
+            remaining = deadline - time.monotonic()
+            if view["status"] != c.APPROVAL_PENDING or remaining <= 0:
+                return view
+            await self.wait(approval_id, remaining)
 
     async def _listen(self) -> None:
         delay = 0.2

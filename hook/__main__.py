@@ -1,18 +1,116 @@
-"""``acteon-swarm-hook``: the executable agent CLIs run on every tool call (SPEC §4).
+"""``acteon-swarm-hook``: the executable Claude Code and Gemini CLI run on every tool call (SPEC §4).
 
-Until the full hook lands (issue 3) this entry point fails closed: exit code 2 with the reason on
-stderr blocks the tool in both Claude Code and Gemini CLI, and nothing is printed on stdout.
-Standard library only.
+    acteon-swarm-hook gate [--cli claude|gemini] [--url URL] [--key-file F] [--budget S]
+    acteon-swarm-hook complete [--cli claude|gemini] [--url URL] [--key-file F]
+    acteon-swarm-hook install --cli claude|gemini [--http] [--settings PATH | --scope ...]
+
+Standard library only, and only what ``gate`` needs is imported on the hot path: this runs before every
+tool call. It may be run as a file (``python -I -S /path/hook/__main__.py``), which skips site-packages
+and saves most of the interpreter's start-up.
 """
 
 from __future__ import annotations
 
 import sys
 
+if not __package__:  # run as a file: make the package importable without site-packages
+    sys.path.insert(0, __file__.rsplit("/", 2)[0])
+
+USAGE = """usage: acteon-swarm-hook gate|complete [--cli claude|gemini] [--url URL] [--key-file FILE] [--budget SECONDS]
+       acteon-swarm-hook install --cli claude|gemini [--http] [--settings PATH] [--scope SCOPE] ...
+       acteon-swarm-hook install --help
+
+gate      PreToolUse / BeforeTool: ask the gateway, answer allow or deny in the caller's dialect (fails closed)
+complete  PostToolUse / AfterTool: report the finished tool call to the gateway
+install   write or merge the hook configuration into Claude Code or Gemini CLI settings
+"""
+
+EXIT_ALLOW = 0
+EXIT_DENY = 2  # blocks in both CLIs even if the JSON answer were lost
+
+
+def _options(args: list[str]) -> dict[str, str]:
+    opts: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        name = args[i]
+        if name in ("--cli", "--url", "--key-file", "--budget") and i + 1 < len(args):
+            opts[name[2:]] = args[i + 1]
+            i += 2
+        else:
+            raise ValueError(f"unknown argument {name!r}")
+    return opts
+
+
+def _gate(args: list[str]) -> int:
+    from hook import contract as c
+    from hook import gate
+
+    flag: str | None = None
+    try:
+        opts = _options(args)
+        flag = opts.get("cli")
+        budget = float(opts.get("budget", c.HOOK_BUDGET_S))
+    except ValueError as e:
+        sys.stderr.write(f"acteon-swarm-hook: {e}; call blocked\n")
+        return EXIT_DENY
+    raw = sys.stdin.buffer.read(16 * 1024 * 1024)
+    answer, _dialect, problem = gate.run(raw, flag, gate.environ(), url=opts.get("url"),
+                                         key_file=opts.get("key-file"), budget_s=budget)
+    if answer is None:
+        sys.stderr.write(problem + "\n")
+        return EXIT_DENY
+    import json
+
+    sys.stdout.write(json.dumps(answer) + "\n")
+    sys.stdout.flush()
+    specific = answer.get("hookSpecificOutput", {})
+    denied = answer.get("decision") == "deny" or specific.get("permissionDecision") == "deny"
+    if denied:
+        reason = answer.get("reason") or answer["hookSpecificOutput"].get("permissionDecisionReason", "")
+        sys.stderr.write(f"{reason}\n")
+        return EXIT_DENY
+    return EXIT_ALLOW
+
+
+def _complete(args: list[str]) -> int:
+    from hook import complete, gate
+
+    try:
+        opts = _options(args)
+        problem = complete.run(sys.stdin.buffer.read(16 * 1024 * 1024), opts.get("cli"), gate.environ(),
+                               url=opts.get("url"), key_file=opts.get("key-file"),
+                               budget_s=float(opts.get("budget", 5)))
+    except ValueError as e:
+        problem = f"acteon-swarm-hook: {e}"
+    if problem:
+        sys.stderr.write(problem + "\n")
+    sys.stdout.write("{}\n")
+    return 0
+
 
 def main(argv: list[str] | None = None) -> int:
-    sys.stderr.write("acteon-swarm-hook: not available in this build; blocking the tool call (fail closed)\n")
-    return 2
+    args = sys.argv[1:] if argv is None else argv
+    command = args[0] if args else ""
+    try:
+        if command == "gate":
+            return _gate(args[1:])
+        if command == "complete":
+            return _complete(args[1:])
+        if command == "install":
+            from hook import install
+
+            return install.main(args[1:])
+        if command in ("-h", "--help", "help"):
+            sys.stdout.write(USAGE)
+            return 0
+        sys.stderr.write(USAGE)
+        return EXIT_DENY
+    except BaseException as e:  # the hook's own bugs must block, never let the tool through
+        if isinstance(e, SystemExit) and command == "install":
+            raise
+        sys.stderr.write(f"acteon-swarm-hook: internal error ({type(e).__name__}: {e}); call blocked\n")
+        return EXIT_DENY
 
 
 if __name__ == "__main__":

@@ -27,11 +27,22 @@ ENV_RULES_DIR = "ACTEON_RULES_DIR"
 ENV_STATE_DIR = "ACTEON_STATE_DIR"
 DEFAULT_STATE_DIR = ".acteon-swarm"
 
+ENV_AGENT_KEY_FILE = "ACTEON_AGENT_KEY_FILE"
+DEFAULT_AGENT_KEY_FILE = "default-agent.key"  # the default run's agent key, in the state dir
+
+# --- hook time budget -----------------------------------------------------------------------------
+# The hook answers within its budget, always before the CLI's own hook timeout fires (a CLI that times
+# out a hook lets the tool run). `install` writes the CLI timeout as budget + margin, in the CLI's unit.
+HOOK_BUDGET_S = 50.0  # under Gemini's default 60 s
+HOOK_TIMEOUT_MARGIN_S = 10.0
+DISPATCH_TIMEOUT_S = 5.0  # one dispatch round trip at most
+
 # --- headers --------------------------------------------------------------------------------------
 HEADER_AUTHORIZATION = "Authorization"
 HEADER_RUN_ID = "X-Acteon-Run-Id"
 HEADER_AGENT_ID = "X-Acteon-Agent-Id"
 HEADER_AGENT_ROLE = "X-Acteon-Agent-Role"
+QUERY_APPROVAL_WAIT = "approval_wait_s"  # Claude http hook: how long the gateway may wait for a human
 
 # --- dispatch request fields ----------------------------------------------------------------------
 F_RUN_ID = "run_id"
@@ -44,6 +55,7 @@ F_SESSION_ID = "session_id"
 F_CWD = "cwd"
 F_TOOL_USE_ID = "tool_use_id"
 F_AGENT_TYPE = "agent_type"
+F_MCP_SERVER = "mcp_server"
 
 # --- providers ------------------------------------------------------------------------------------
 PROVIDER_CLAUDE = "claude-code"

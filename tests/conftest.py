@@ -52,6 +52,22 @@ def backend_kind(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
+def private_tmp() -> Iterator[Path]:
+    """A temporary directory whose whole ancestor chain only its owner can write (unlike /tmp): Gemini CLI
+    ignores settings files anywhere else."""
+    import shutil
+    import tempfile
+
+    base = Path.home() / ".cache" / "acteon-swarm-tests"
+    base.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = Path(tempfile.mkdtemp(dir=base))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
 

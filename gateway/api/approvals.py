@@ -52,16 +52,8 @@ async def wait_approval(
     timeout_s: Annotated[float, Query(ge=0, le=300)] = 30.0,
 ) -> dict[str, Any]:
     """Long poll: answer as soon as the approval leaves ``pending``, or at the timeout."""
-    import time
-
     who.require_run(approvals.run_of(approval_id))
-    deadline = time.monotonic() + timeout_s
-    while True:
-        view = await approvals.get(st.backend, approval_id)
-        remaining = deadline - time.monotonic()
-        if view["status"] != c.APPROVAL_PENDING or remaining <= 0:
-            return view
-        await st.notifier.wait(approval_id, remaining)
+    return await st.notifier.await_resolution(approval_id, timeout_s)
 
 
 async def _resolve(st: State, who: Any, approval_id: str, body: Resolution | None, approve: bool) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
@@ -86,4 +87,4 @@ async def dispatch(request: Request) -> Response:
         await runs.create(st.backend, c.DEFAULT_RUN_ID, agent_key_hash="", quota=None, rules=None,
                           rules_version="0", exist_ok=True)
         result = await st.dispatcher.dispatch(body, dry_run=dry_run)
-    return Response(result, media_type="application/json")
+    return Response(orjson.dumps(result), media_type="application/json")

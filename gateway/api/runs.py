@@ -41,6 +41,14 @@ async def create_run(body: RunCreate, st: State, _: Admin) -> RunCreated:
     return RunCreated(run_id=body.run_id, agent_key=key)
 
 
+@router.post("/{run_id}/agent-keys", response_model=RunCreated, status_code=201)
+async def mint_agent_key(run_id: RunPath, st: State, _: Admin) -> RunCreated:
+    """Another agent key for an existing run (e.g. one per agent, or for the default run)."""
+    key = new_key("acteon_agent")
+    await runs.add_agent_key(st.backend, run_id, hash_key(key))
+    return RunCreated(run_id=run_id, agent_key=key)
+
+
 @router.get("")
 async def list_runs(st: State, _: Admin) -> dict[str, Any]:
     return {"runs": await runs.list_runs(st.backend)}

@@ -87,6 +87,11 @@ async def cancel(backend: Backend, run_id: str) -> None:
     await backend.call(backend.redis.hset(keys.run(run_id), mapping={"status": "cancelled", "cancelled_ms": now}))
 
 
+async def add_agent_key(backend: Backend, run_id: str, key_hash: str) -> None:
+    await get(backend, run_id)
+    await backend.call(backend.redis.set(keys.agent_key(key_hash), run_id))
+
+
 async def run_for_agent_key(backend: Backend, key_hash: str) -> str | None:
     v = await backend.call(backend.redis.get(keys.agent_key(key_hash)))
     return str(v) if v else None

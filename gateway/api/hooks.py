@@ -1,0 +1,157 @@
+"""POST /v1/hooks/claude: Claude Code's native ``http`` hook (SPEC §2.5).
+
+Claude POSTs the same JSON a command hook reads on stdin and reads the same output schema back, so no
+process starts per tool call. Identity comes from the key and the ``X-Acteon-*`` headers.
+
+Every answer is a 200 in Claude's schema. A failure the gateway can see (bad key, Redis down, malformed
+event) becomes an explicit deny with the reason, which reaches the model; failures it cannot see
+(gateway down, timeout) are blocked by Claude itself because ``install --http`` sets
+``onFailure: "block"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, Request, Response
+from pydantic import ValidationError
+
+from gateway.api.dispatch import RawRoute
+from gateway.errors import GatewayError, NotFound
+from gateway.models import DispatchRequest, EventIn
+from gateway.state import GatewayState
+from gateway.store import audit, runs
+from hook import contract as c
+from hook import dialects
+
+router = APIRouter(prefix=c.API_PREFIX, tags=["hooks"], route_class=RawRoute)
+MAX_APPROVAL_WAIT_S = 600.0
+
+_OPENAPI: dict[str, Any] = {
+    "parameters": [
+        {"name": c.QUERY_APPROVAL_WAIT, "in": "query", "required": False,
+         "schema": {"type": "number", "minimum": 0, "maximum": MAX_APPROVAL_WAIT_S, "default": 0},
+         "description": "seconds to wait for a human when the call needs approval"},
+        *({"name": h, "in": "header", "required": False, "schema": {"type": "string"}}
+          for h in (c.HEADER_RUN_ID, c.HEADER_AGENT_ID, c.HEADER_AGENT_ROLE)),
+    ],
+    "requestBody": {"required": True, "content": {"application/json": {"schema": {"type": "object"}}}},
+    "security": [{"HTTPBearer": []}],
+}
+
+
+def _json(data: dict[str, Any]) -> Response:
+    return Response(orjson.dumps(data), media_type="application/json")
+
+
+def _deny(reason: str) -> Response:
+    return _json(dialects.deny(dialects.CLAUDE, reason))
+
+
+@router.post("/hooks/claude", openapi_extra=_OPENAPI, summary="Claude Code http hook (PreToolUse, PostToolUse)")
+async def claude_hook(request: Request) -> Response:
+    """Decide a Claude Code tool call; answers in Claude's hook output schema."""
+    try:
+        return await _handle(request)
+    except GatewayError as e:
+        return _deny(f"acteon-swarm: {e.message}; call blocked (fail closed)")
+
+
+async def _handle(request: Request) -> Response:
+    st: GatewayState = request.app.state.gateway
+    who = await st.auth.principal(request.headers.get("authorization"))
+    try:
+        event = orjson.loads(await request.body())
+    except orjson.JSONDecodeError:
+        return _deny("acteon-swarm: the hook body is not JSON; call blocked")
+    if not isinstance(event, dict):
+        return _deny("acteon-swarm: the hook body is not a JSON object; call blocked")
+    name = event.get("hook_event_name")
+    headers = request.headers
+    # Claude expands an unset $VAR in a header to "": treat empty as absent.
+    run_id = headers.get(c.HEADER_RUN_ID) or who.run_id or c.DEFAULT_RUN_ID
+    session = event.get("session_id") if isinstance(event.get("session_id"), str) else ""
+    agent_id = headers.get(c.HEADER_AGENT_ID) or (f"claude-{session[:12]}" if session else "claude-agent")
+    who.require_run(run_id)
+    if name == "PostToolUse":
+        await _record_completion(st, run_id, agent_id, event)
+        return _json({})
+    if name != "PreToolUse":
+        return _json({})  # no decision to make for other events
+    fields: dict[str, Any] = {
+        c.F_RUN_ID: run_id, c.F_AGENT_ID: agent_id, c.F_PROVIDER: c.PROVIDER_CLAUDE,
+        c.F_TOOL: event.get("tool_name"), c.F_INPUT: event.get("tool_input"),
+        c.F_ROLE: headers.get(c.HEADER_AGENT_ROLE) or None,
+    }
+    for key in (c.F_SESSION_ID, c.F_CWD, c.F_TOOL_USE_ID, c.F_AGENT_TYPE):
+        if isinstance(event.get(key), str) and event[key]:
+            fields[key] = event[key]
+    server = event.get("mcp_server")
+    if isinstance(server, dict) and isinstance(server.get("name"), str):
+        fields[c.F_MCP_SERVER] = server["name"]
+    try:
+        body = DispatchRequest.model_validate(fields)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        return _deny(f"acteon-swarm: malformed hook event ({where}: {err['msg']}); call blocked")
+    result = await _dispatch(st, body)
+    if result[c.R_OUTCOME] == c.PENDING_APPROVAL and result.get(c.R_APPROVAL_ID):
+        wait = _approval_wait(request)
+        if wait > 0:
+            view = await st.notifier.await_resolution(result[c.R_APPROVAL_ID], wait)
+            if view["status"] == c.APPROVAL_APPROVED:
+                result = await _dispatch(st, body)
+            elif view["status"] == c.APPROVAL_REJECTED:
+                return _deny(f"acteon-swarm: a human rejected this call ({view['approval_id']}), by "
+                             f"{view.get('resolved_by') or 'an operator'}: {view.get('resolution_reason') or ''}")
+    return _json(_answer(result))
+
+
+def _approval_wait(request: Request) -> float:
+    raw = request.query_params.get(c.QUERY_APPROVAL_WAIT, "0")
+    try:
+        return max(0.0, min(MAX_APPROVAL_WAIT_S, float(raw)))
+    except ValueError:
+        return 0.0
+
+
+async def _dispatch(st: GatewayState, body: DispatchRequest) -> dict[str, Any]:
+    try:
+        return await st.dispatcher.dispatch(body, dry_run=False)
+    except NotFound:
+        if body.run_id != c.DEFAULT_RUN_ID:
+            raise
+        await runs.create(st.backend, c.DEFAULT_RUN_ID, agent_key_hash="", quota=None, rules=None,
+                          rules_version="0", exist_ok=True)
+        return await st.dispatcher.dispatch(body, dry_run=False)
+
+
+def _answer(result: dict[str, Any]) -> dict[str, Any]:
+    outcome, rule, reason = result[c.R_OUTCOME], result[c.R_RULE], result[c.R_REASON]
+    if result[c.R_ALLOWED]:
+        updated = result.get(c.R_UPDATED_INPUT) if outcome == c.REROUTED else None
+        return dialects.allow(dialects.CLAUDE, f"acteon-swarm: {outcome} ({rule})", updated)
+    if outcome == c.PENDING_APPROVAL:
+        return dialects.deny(dialects.CLAUDE, f"acteon-swarm: waiting for human approval "
+                                              f"({result.get(c.R_APPROVAL_ID)}); not run. {reason}")
+    return dialects.deny(dialects.CLAUDE, f"acteon-swarm blocked this call ({outcome}, rule {rule}): {reason}")
+
+
+async def _record_completion(st: GatewayState, run_id: str, agent_id: str, event: dict[str, Any]) -> None:
+    response = event.get("tool_response")
+    failed = isinstance(response, dict) and bool(response.get("is_error") or response.get("interrupted"))
+    duration = event.get("duration_ms")
+    try:
+        ev = EventIn(
+            agent_id=agent_id, tool=str(event.get("tool_name") or "unknown")[:256], success=not failed,
+            duration_ms=int(duration) if isinstance(duration, int | float) and duration >= 0 else None,
+            size=len(orjson.dumps(response, default=str)) if response is not None else 0,
+            tool_use_id=event.get("tool_use_id") if isinstance(event.get("tool_use_id"), str) else None,
+            session_id=event.get("session_id") if isinstance(event.get("session_id"), str) else None,
+        )
+    except ValidationError:
+        return  # the tool already ran; a malformed completion is simply not recorded
+    await runs.get(st.backend, run_id)
+    await audit.append_event(st.backend, run_id, ev.model_dump())

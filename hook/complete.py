@@ -1,0 +1,65 @@
+"""``acteon-swarm-hook complete``: report a finished tool call (PostToolUse / AfterTool) to the gateway.
+
+The tool has already run, so nothing here can block anything: failures are reported on stderr and the
+hook still answers ``{}`` with exit code 0.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from hook import client, dialects, gate
+from hook import contract as c
+
+
+def event_body(event: Mapping[str, Any], dialect: str, env: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
+    ident = gate.identity(event, dialect, env)
+    response = event.get("tool_response")
+    failed = False
+    if isinstance(response, dict):
+        failed = bool(response.get("is_error") or response.get("error") or response.get("interrupted"))
+    body: dict[str, Any] = {
+        "agent_id": ident[c.F_AGENT_ID],
+        "tool": str(event.get("tool_name") or "unknown")[:256],
+        "success": not failed,
+        "size": len(json.dumps(response, default=str)) if response is not None else 0,
+    }
+    duration = event.get("duration_ms")
+    if isinstance(duration, int | float) and not isinstance(duration, bool) and duration >= 0:
+        body["duration_ms"] = int(duration)
+    for field in (c.F_TOOL_USE_ID, c.F_SESSION_ID):
+        if isinstance(ident.get(field), str):
+            body[field] = ident[field]
+    if failed and isinstance(response, dict):
+        error = response.get("error")
+        if isinstance(error, str | dict):
+            body["error"] = str(error.get("message", error) if isinstance(error, dict) else error)[:4000]
+    return str(ident[c.F_RUN_ID]), body
+
+
+def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None, key_file: str | None,
+        budget_s: float) -> str:
+    """Post the event; returns a problem description for stderr ('' when all went well)."""
+    try:
+        event = json.loads(raw)
+    except ValueError:
+        return "acteon-swarm: the hook input is not JSON; no event recorded"
+    if not isinstance(event, dict):
+        return "acteon-swarm: the hook input is not a JSON object; no event recorded"
+    dialect = dialects.detect(event.get("hook_event_name"), flag) or dialects.CLAUDE
+    try:
+        key = gate.agent_key(env, key_file)
+        run_id, body = event_body(event, dialect, env)
+        reply = client.request(
+            "POST", url or env.get(c.ENV_URL) or c.DEFAULT_URL, f"{c.API_PREFIX}/runs/{run_id}/events",
+            json.dumps(body).encode(), {"Authorization": f"Bearer {key}"},
+            time.monotonic() + min(budget_s, c.DISPATCH_TIMEOUT_S),
+        )
+    except (gate.Denied, client.HttpError) as e:
+        return f"acteon-swarm: event not recorded: {e}"
+    if reply.status != 202:
+        return f"acteon-swarm: event not recorded: the gateway answered {reply.status}"
+    return ""

@@ -1,0 +1,177 @@
+"""``acteon-swarm-hook gate``: ask the gateway before a tool runs (PreToolUse / BeforeTool).
+
+Fails closed on everything: an unreachable, slow or broken gateway, a non-200 answer, garbage on stdin,
+an outcome it does not know, its own bugs. A deny is always printed explicitly, in the caller's dialect.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hook import client, dialects
+from hook import contract as c
+
+APPROVAL_POLL_MAX_S = 30.0
+# Time kept back from the budget to print the answer after the last network call.
+_SAFETY_S = 0.5
+
+
+class Denied(Exception):
+    """The call must not run; the message is the reason shown to the model."""
+
+
+def identity(event: Mapping[str, Any], dialect: str, env: Mapping[str, str]) -> dict[str, Any]:
+    """The dispatch request for one hook event, identity from ACTEON_* variables."""
+    session = event.get("session_id") if isinstance(event.get("session_id"), str) else None
+    # A Claude subagent's calls count for the agent that spawned it: a subagent must not be a way
+    # around that agent's throttles. Its type goes to the audit trail.
+    agent_id = env.get(c.ENV_AGENT_ID) or (f"{dialect}-{session[:12]}" if session else f"{dialect}-agent")
+    body: dict[str, Any] = {
+        c.F_RUN_ID: env.get(c.ENV_RUN_ID) or c.DEFAULT_RUN_ID,
+        c.F_AGENT_ID: agent_id,
+        c.F_PROVIDER: dialects.PROVIDERS[dialect],
+        c.F_TOOL: event.get("tool_name"),
+        c.F_INPUT: event.get("tool_input"),
+    }
+    if env.get(c.ENV_AGENT_ROLE):
+        body[c.F_ROLE] = env[c.ENV_AGENT_ROLE]
+    for field in (c.F_SESSION_ID, c.F_CWD, c.F_TOOL_USE_ID, c.F_AGENT_TYPE):
+        value = event.get(field)
+        if isinstance(value, str) and value:
+            body[field] = value
+    server = _mcp_server(event)
+    if server:
+        body[c.F_MCP_SERVER] = server
+    return body
+
+
+def _mcp_server(event: Mapping[str, Any]) -> str | None:
+    ctx = event.get("mcp_context")  # Gemini
+    if isinstance(ctx, dict) and isinstance(ctx.get("server_name"), str):
+        return str(ctx["server_name"])
+    srv = event.get("mcp_server")  # Claude
+    if isinstance(srv, dict) and isinstance(srv.get("name"), str):
+        return str(srv["name"])
+    return None
+
+
+def agent_key(env: Mapping[str, str], key_file: str | None) -> str:
+    if env.get(c.ENV_AGENT_KEY):
+        return env[c.ENV_AGENT_KEY].strip()
+    path = key_file or env.get(c.ENV_AGENT_KEY_FILE)
+    if path:
+        try:
+            return Path(path).read_text(encoding="utf-8").strip()
+        except OSError as e:
+            raise Denied(f"acteon-swarm: cannot read the agent key file {path}: {e.strerror}") from None
+    raise Denied(f"acteon-swarm: no agent key ({c.ENV_AGENT_KEY} or --key-file); every tool call is blocked")
+
+
+def _call(method: str, url: str, path: str, key: str, body: Any, deadline: float) -> dict[str, Any]:
+    payload = None if body is None else json.dumps(body).encode()
+    try:
+        reply = client.request(method, url, path, payload, {"Authorization": f"Bearer {key}"}, deadline)
+    except client.HttpError as e:
+        raise Denied(f"acteon-swarm gateway unavailable, call blocked (fail closed): {e}") from None
+    try:
+        data = json.loads(reply.body or b"null")
+    except ValueError:
+        data = None
+    if reply.status != 200 or not isinstance(data, dict):
+        message = ""
+        if isinstance(data, dict) and isinstance(data.get("error"), dict):
+            message = f": {data['error'].get('message', '')}"
+        raise Denied(f"acteon-swarm gateway answered {reply.status}{message}; call blocked (fail closed)")
+    return data
+
+
+def decide(
+    event: Mapping[str, Any], dialect: str, env: Mapping[str, str], *, url: str, key_file: str | None,
+    budget_s: float, now: Any = time.monotonic,
+) -> dict[str, Any]:
+    """The answer to print. Raises nothing: every failure becomes a deny."""
+    started = now()
+    deadline = started + max(0.5, budget_s - _SAFETY_S)
+    try:
+        if not isinstance(event.get("tool_name"), str) or not isinstance(event.get("tool_input"), dict):
+            raise Denied("acteon-swarm: the hook input has no tool_name/tool_input; call blocked")
+        key = agent_key(env, key_file)
+        body = identity(event, dialect, env)
+        result = _call("POST", url, c.DISPATCH_PATH, key, body, min(deadline, now() + c.DISPATCH_TIMEOUT_S))
+        if result.get(c.R_OUTCOME) == c.PENDING_APPROVAL:
+            result = _await_approval(result, url, key, body, deadline, now)
+        return _answer(result, dialect)
+    except Denied as e:
+        return dialects.deny(dialect, str(e))
+
+
+def _await_approval(
+    pending: dict[str, Any], url: str, key: str, body: dict[str, Any], deadline: float, now: Any
+) -> dict[str, Any]:
+    """Long-poll the approval while the budget lasts; approved → dispatch again (that consumes it)."""
+    approval_id = pending.get(c.R_APPROVAL_ID)
+    if not isinstance(approval_id, str) or not approval_id:
+        return pending
+    while True:
+        left = deadline - now() - c.DISPATCH_TIMEOUT_S  # keep time for the dispatch after approval
+        if left < 1.0:
+            return pending
+        wait = min(APPROVAL_POLL_MAX_S, left - 0.5)
+        view = _call("GET", url, f"{c.API_PREFIX}/approvals/{approval_id}/wait?timeout_s={wait:.1f}", key, None,
+                     min(deadline, now() + wait + c.DISPATCH_TIMEOUT_S))
+        status = view.get("status")
+        if status == c.APPROVAL_APPROVED:
+            return _call("POST", url, c.DISPATCH_PATH, key, body, min(deadline, now() + c.DISPATCH_TIMEOUT_S))
+        if status == c.APPROVAL_REJECTED:
+            by = view.get("resolved_by") or "an operator"
+            why = view.get("resolution_reason") or "no reason given"
+            raise Denied(f"acteon-swarm: a human rejected this call ({approval_id}), by {by}: {why}")
+        if status != c.APPROVAL_PENDING:
+            raise Denied(f"acteon-swarm: approval {approval_id} is {status}; call blocked")
+
+
+def _answer(result: dict[str, Any], dialect: str) -> dict[str, Any]:
+    outcome = result.get(c.R_OUTCOME)
+    reason = str(result.get(c.R_REASON) or "")
+    rule = result.get(c.R_RULE)
+    if outcome not in c.OUTCOMES:
+        raise Denied(f"acteon-swarm: unknown outcome {outcome!r} from the gateway; call blocked")
+    allowed = result.get(c.R_ALLOWED) is True and outcome in c.ALLOWED_OUTCOMES
+    if allowed:
+        updated = result.get(c.R_UPDATED_INPUT) if outcome == c.REROUTED else None
+        if outcome == c.REROUTED and not isinstance(updated, dict):
+            raise Denied("acteon-swarm: rerouted without a replacement input; call blocked")
+        return dialects.allow(dialect, f"acteon-swarm: {outcome} ({rule})", updated)
+    if outcome == c.PENDING_APPROVAL:
+        approval = result.get(c.R_APPROVAL_ID) or "?"
+        raise Denied(f"acteon-swarm: waiting for human approval ({approval}); not run. {reason}".strip())
+    raise Denied(f"acteon-swarm blocked this call ({outcome}, rule {rule}): {reason}")
+
+
+def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None, key_file: str | None,
+        budget_s: float) -> tuple[dict[str, Any] | None, str | None, str]:
+    """Parse stdin and decide. Returns (answer, dialect, stderr text); answer None = dialect unknown."""
+    try:
+        event = json.loads(raw)
+    except ValueError:
+        event = None
+    if not isinstance(event, dict):
+        dialect = dialects.detect(None, flag)
+        reason = "acteon-swarm: the hook input is not a JSON object; call blocked (fail closed)"
+        return (dialects.deny(dialect, reason) if dialect else None), dialect, reason
+    dialect = dialects.detect(event.get("hook_event_name"), flag)
+    if dialect is None:
+        reason = "acteon-swarm: cannot tell which CLI called (no --cli, unknown hook_event_name); call blocked"
+        return None, None, reason
+    answer = decide(event, dialect, env, url=url or env.get(c.ENV_URL) or c.DEFAULT_URL, key_file=key_file,
+                    budget_s=budget_s)
+    return answer, dialect, ""
+
+
+def environ() -> dict[str, str]:
+    return dict(os.environ)

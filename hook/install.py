@@ -1,0 +1,203 @@
+"""``acteon-swarm-hook install``: write or merge the gate into Claude Code or Gemini CLI settings.
+
+Merging keeps every other key and every other hook; an earlier acteon-swarm entry is replaced, never
+duplicated. The file is written atomically, and a settings file that is not valid JSON is refused
+rather than overwritten.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hook import contract as c
+
+MARKER = "acteon-swarm"  # in every command and hook name we write; identifies our entries
+HOOK_MAIN = Path(__file__).resolve().parent / "__main__.py"
+
+
+class InstallError(Exception):
+    pass
+
+
+def hook_command(subcommand: str, cli: str, *, key_file: str | None, url: str | None, budget: float | None) -> str:
+    """The command line the CLI runs: this interpreter, isolated and without site-packages (the hook
+    needs only the standard library), on the hook's own file — the fastest way to start it."""
+    parts = [sys.executable, "-I", "-S", str(HOOK_MAIN), subcommand, "--cli", cli]
+    if url:
+        parts += ["--url", url]
+    if key_file:
+        parts += ["--key-file", key_file]
+    if budget is not None and subcommand == "gate":
+        parts += ["--budget", f"{budget:g}"]
+    return " ".join(shlex.quote(p) for p in parts) + f"  # {MARKER}"
+
+
+def _is_ours(hook: Any) -> bool:
+    if not isinstance(hook, dict):
+        return False
+    return MARKER in str(hook.get("command", "")) or MARKER in str(hook.get("name", "")) or (
+        hook.get("type") == "http" and c.CLAUDE_HOOK_PATH in str(hook.get("url", "")))
+
+
+def _merge_event(settings: dict[str, Any], event: str, group: dict[str, Any]) -> None:
+    hooks = settings.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InstallError("'hooks' in the settings file is not an object")
+    groups = hooks.get(event, [])
+    if not isinstance(groups, list):
+        raise InstallError(f"'hooks.{event}' in the settings file is not a list")
+    kept = []
+    for g in groups:
+        if isinstance(g, dict) and isinstance(g.get("hooks"), list):
+            others = [h for h in g["hooks"] if not _is_ours(h)]
+            if others:
+                kept.append({**g, "hooks": others})
+        else:
+            kept.append(g)
+    hooks[event] = [*kept, group]
+
+
+def claude_settings(settings: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    timeout_s = int(args.budget + c.HOOK_TIMEOUT_MARGIN_S)  # Claude counts seconds
+    if args.http:
+        url = (args.url or c.DEFAULT_URL).rstrip("/") + c.CLAUDE_HOOK_PATH
+        wait = max(0, int(args.budget) - 10)
+        gate: dict[str, Any] = {
+            "type": "http", "url": f"{url}?{c.QUERY_APPROVAL_WAIT}={wait}", "timeout": timeout_s, "onFailure": "block",
+            "headers": {
+                "Authorization": f"Bearer ${c.ENV_AGENT_KEY}", c.HEADER_RUN_ID: f"${c.ENV_RUN_ID}",
+                c.HEADER_AGENT_ID: f"${c.ENV_AGENT_ID}", c.HEADER_AGENT_ROLE: f"${c.ENV_AGENT_ROLE}",
+            },
+            "allowedEnvVars": [c.ENV_AGENT_KEY, c.ENV_RUN_ID, c.ENV_AGENT_ID, c.ENV_AGENT_ROLE],
+        }
+    else:
+        gate = {"type": "command", "timeout": timeout_s, "onFailure": "block",
+                "command": hook_command("gate", "claude", key_file=args.key_file, url=args.url, budget=args.budget)}
+    _merge_event(settings, "PreToolUse", {"matcher": "*", "hooks": [gate]})
+    done = {"type": "command", "timeout": 10,
+            "command": hook_command("complete", "claude", key_file=args.key_file, url=args.url, budget=None)}
+    _merge_event(settings, "PostToolUse", {"matcher": "*", "hooks": [done]})
+    return settings
+
+
+def gemini_settings(settings: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    if args.http:
+        raise InstallError("Gemini CLI has no http hook type; install the command hook (without --http)")
+    timeout_ms = int((args.budget + c.HOOK_TIMEOUT_MARGIN_S) * 1000)  # Gemini counts milliseconds
+    gate = {"name": f"{MARKER}-gate", "type": "command", "timeout": timeout_ms,
+            "command": hook_command("gate", "gemini", key_file=args.key_file, url=args.url, budget=args.budget)}
+    done = {"name": f"{MARKER}-complete", "type": "command", "timeout": 10_000,
+            "command": hook_command("complete", "gemini", key_file=args.key_file, url=args.url, budget=None)}
+    _merge_event(settings, "BeforeTool", {"matcher": ".*", "hooks": [gate]})
+    _merge_event(settings, "AfterTool", {"matcher": ".*", "hooks": [done]})
+    config = settings.setdefault("hooksConfig", {})
+    if not isinstance(config, dict):
+        raise InstallError("'hooksConfig' in the settings file is not an object")
+    config["enabled"] = True
+    disabled = config.get("disabled")
+    if isinstance(disabled, list):  # a disabled gate would let every tool run
+        config["disabled"] = [d for d in disabled if MARKER not in str(d)]
+    return settings
+
+
+def target_path(args: argparse.Namespace) -> Path:
+    if args.settings:
+        return Path(args.settings).expanduser().absolute()
+    home = Path.home()
+    cwd = Path.cwd()
+    if args.cli == "claude":
+        return {"project": cwd / ".claude" / "settings.json", "local": cwd / ".claude" / "settings.local.json",
+                "user": home / ".claude" / "settings.json"}[args.scope]
+    return {"project": cwd / ".gemini" / "settings.json", "local": cwd / ".gemini" / "settings.json",
+            "user": home / ".gemini" / "settings.json"}[args.scope]
+
+
+def insecure_ancestor(path: Path) -> Path | None:
+    """The first existing directory above ``path`` that group or others may write, if any. Gemini CLI
+    skips a system settings file under such a directory without an error, and its tools then run
+    ungated."""
+    for parent in path.parents:
+        try:
+            mode = parent.stat().st_mode
+        except FileNotFoundError:
+            continue
+        if mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return parent
+    return None
+
+
+def load(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InstallError(f"{path} is not valid JSON ({e}); not touching it") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} does not hold a JSON object; not touching it")
+    return data
+
+
+def write_atomic(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+        if path.exists():
+            Path(tmp).chmod(stat.S_IMODE(path.stat().st_mode))
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="acteon-swarm-hook install",
+        description="Add the acteon-swarm gate to Claude Code or Gemini CLI settings (merged, atomic).",
+    )
+    p.add_argument("--cli", required=True, choices=["claude", "gemini"])
+    p.add_argument("--http", action="store_true", help="Claude only: use Claude's native http hook (no process)")
+    p.add_argument("--settings", help="the settings file to write (default: by --scope)")
+    p.add_argument("--scope", choices=["project", "local", "user"], default="local",
+                   help="claude: .claude/settings.json | .claude/settings.local.json | ~/.claude/settings.json; "
+                        "gemini: .gemini/settings.json | ~/.gemini/settings.json (default: %(default)s)")
+    p.add_argument("--url", help=f"gateway URL written into the hook (default: ${c.ENV_URL} or {c.DEFAULT_URL})")
+    p.add_argument("--key-file", help=f"file holding the agent key (default: ${c.ENV_AGENT_KEY} at run time)")
+    p.add_argument("--budget", type=float, default=c.HOOK_BUDGET_S,
+                   help="seconds the gate may take, approvals included; the CLI timeout is set above it")
+    p.add_argument("--print", action="store_true", help="print the merged settings instead of writing them")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    if args.key_file:
+        args.key_file = str(Path(args.key_file).expanduser().absolute())
+    path = target_path(args)
+    try:
+        if args.cli == "gemini" and args.settings and (bad := insecure_ancestor(path)):
+            raise InstallError(
+                f"{bad} is writable by group or others: Gemini CLI silently ignores a system settings file "
+                f"below it and would run tools ungated. Choose a path in an owner-only directory.")
+        settings = load(path)
+        merged = claude_settings(settings, args) if args.cli == "claude" else gemini_settings(settings, args)
+    except InstallError as e:
+        sys.stderr.write(f"acteon-swarm-hook install: {e}\n")
+        return 2
+    if args.print:
+        sys.stdout.write(json.dumps(merged, indent=2) + "\n")
+        return 0
+    write_atomic(path, merged)
+    sys.stdout.write(f"acteon-swarm gate installed for {args.cli} in {path}\n")
+    return 0

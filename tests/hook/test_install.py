@@ -1,0 +1,112 @@
+"""``acteon-swarm-hook install``: merges, never clobbers, right units, refuses unsafe targets."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support import ROOT
+
+HOOK = [sys.executable, "-I", "-S", str(ROOT / "hook" / "__main__.py")]
+
+
+def install(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*HOOK, "install", *args], capture_output=True, text=True, cwd=cwd,
+                          env={"PATH": os.environ["PATH"], "HOME": str(cwd or Path.cwd())})
+
+
+def test_claude_command_hook_merges_into_existing_settings(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({
+        "model": "opus", "permissions": {"allow": ["Bash(ls:*)"]},
+        "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "mine.sh"}]}]},
+    }))
+    r = install("--cli", "claude", "--settings", str(path), "--key-file", "/k", "--budget", "40")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(path.read_text())
+    assert s["model"] == "opus" and s["permissions"] == {"allow": ["Bash(ls:*)"]}
+    pre = s["hooks"]["PreToolUse"]
+    assert pre[0] == {"matcher": "Write", "hooks": [{"type": "command", "command": "mine.sh"}]}
+    ours = pre[1]["hooks"][0]
+    assert pre[1]["matcher"] == "*"
+    assert ours["onFailure"] == "block" and ours["timeout"] == 50  # seconds: budget + margin
+    assert " gate --cli claude " in ours["command"] and "--key-file /k" in ours["command"]
+    assert ours["command"].split()[1:3] == ["-I", "-S"]
+    assert "complete --cli claude" in s["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
+
+
+def test_installing_twice_replaces_instead_of_duplicating(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    for _ in range(3):
+        assert install("--cli", "claude", "--settings", str(path)).returncode == 0
+    s = json.loads(path.read_text())
+    assert len(s["hooks"]["PreToolUse"]) == 1 and len(s["hooks"]["PostToolUse"]) == 1
+    assert install("--cli", "claude", "--settings", str(path), "--http").returncode == 0
+    s = json.loads(path.read_text())
+    assert len(s["hooks"]["PreToolUse"]) == 1 and s["hooks"]["PreToolUse"][0]["hooks"][0]["type"] == "http"
+
+
+def test_claude_http_hook(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    r = install("--cli", "claude", "--settings", str(path), "--http", "--url", "http://127.0.0.1:9999")
+    assert r.returncode == 0
+    hook = json.loads(path.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert hook["type"] == "http" and hook["onFailure"] == "block"
+    assert hook["url"].startswith("http://127.0.0.1:9999/v1/hooks/claude?approval_wait_s=")
+    assert hook["headers"]["Authorization"] == "Bearer $ACTEON_AGENT_KEY"
+    assert set(hook["allowedEnvVars"]) >= {"ACTEON_AGENT_KEY", "ACTEON_RUN_ID", "ACTEON_AGENT_ID"}
+
+
+def test_claude_scopes(tmp_path: Path) -> None:
+    assert install("--cli", "claude", "--scope", "local", cwd=tmp_path).returncode == 0
+    assert (tmp_path / ".claude" / "settings.local.json").exists()
+    assert install("--cli", "claude", "--scope", "project", cwd=tmp_path).returncode == 0
+    assert (tmp_path / ".claude" / "settings.json").exists()
+
+
+def test_gemini_hook_uses_milliseconds_and_enables_hooks(private_tmp: Path) -> None:
+    d = private_tmp / "cfg"
+    d.mkdir(mode=0o700)
+    path = d / "settings.json"
+    path.write_text(json.dumps({"hooksConfig": {"disabled": ["acteon-swarm-gate", "other"]}, "ui": {"theme": "x"}}))
+    r = install("--cli", "gemini", "--settings", str(path), "--budget", "40")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(path.read_text())
+    gate = s["hooks"]["BeforeTool"][0]["hooks"][0]
+    assert gate["timeout"] == 50_000 and gate["name"] == "acteon-swarm-gate" and "--cli gemini" in gate["command"]
+    assert s["hooks"]["AfterTool"][0]["hooks"][0]["name"] == "acteon-swarm-complete"
+    assert s["hooksConfig"]["enabled"] is True and s["hooksConfig"]["disabled"] == ["other"]
+    assert s["ui"] == {"theme": "x"}
+
+
+def test_gemini_refuses_a_group_or_world_writable_directory(private_tmp: Path) -> None:
+    d = private_tmp / "shared"
+    d.mkdir()
+    d.chmod(0o777)
+    r = install("--cli", "gemini", "--settings", str(d / "settings.json"))
+    assert r.returncode == 2 and "writable by group or others" in r.stderr
+    assert not (d / "settings.json").exists()
+
+
+def test_gemini_has_no_http_hook(private_tmp: Path) -> None:
+    d = private_tmp / "c"
+    d.mkdir(mode=0o700)
+    r = install("--cli", "gemini", "--settings", str(d / "s.json"), "--http")
+    assert r.returncode == 2 and "no http hook" in r.stderr
+
+
+def test_invalid_settings_file_is_not_touched(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text("{ this is not json")
+    r = install("--cli", "claude", "--settings", str(path))
+    assert r.returncode == 2 and "not valid JSON" in r.stderr
+    assert path.read_text() == "{ this is not json"
+
+
+def test_print_shows_without_writing(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    r = install("--cli", "claude", "--settings", str(path), "--print")
+    assert r.returncode == 0 and "PreToolUse" in r.stdout and not path.exists()
