@@ -1,0 +1,148 @@
+"""End-to-end fixtures: the real ``claude`` and ``gemini`` binaries, a real gateway process, a scripted
+fake model, and a sandbox (workspace + HOME) in an owner-only directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.e2e.fake_models import Script, fake_model
+from tests.support import ROOT, free_port, gateway_process, require
+
+ADMIN_KEY = "e2e-admin-key"
+CLI_DIR = Path(os.environ.get("ACTEON_E2E_CLI_DIR", ROOT / ".e2e-cli")) / "node_modules" / ".bin"
+HOOK_MAIN = ROOT / "hook" / "__main__.py"
+
+
+def _binary(name: str) -> str:
+    path = CLI_DIR / name
+    found = str(path) if path.exists() else shutil.which(name)
+    require(f"the {name} CLI (scripts/test installs it into .e2e-cli)", found is not None)
+    return str(found)
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> str:
+    return _binary("claude")
+
+
+@pytest.fixture(scope="session")
+def gemini_bin() -> str:
+    return _binary("gemini")
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One gateway process (embedded store, default pack) for a test module; tests use separate runs."""
+    state = tmp_path_factory.mktemp("gw-state")
+    with gateway_process({"ACTEON_ADMIN_KEY": ADMIN_KEY, "ACTEON_STATE_DIR": str(state)}) as url:
+        yield url
+
+
+@dataclass
+class Sandbox:
+    root: Path
+    workspace: Path
+    home: Path
+
+    def precious(self) -> Path:
+        """A directory in HOME that a destructive command would delete."""
+        d = self.home / "precious"
+        d.mkdir(exist_ok=True)
+        (d / "data.txt").write_text("keep me")
+        return d
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Sandbox]:
+    base = Path.home() / ".cache" / "acteon-swarm-tests"
+    base.mkdir(parents=True, exist_ok=True, mode=0o700)
+    root = Path(tempfile.mkdtemp(dir=base, prefix="e2e-"))
+    (root / "ws").mkdir()
+    (root / "home").mkdir()
+    try:
+        yield Sandbox(root, root / "ws", root / "home")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def new_run(gateway: str, run_id: str) -> str:
+    r = httpx.post(f"{gateway}/v1/runs", json={"run_id": run_id}, headers={"Authorization": f"Bearer {ADMIN_KEY}"})
+    assert r.status_code == 201, r.text
+    return str(r.json()["agent_key"])
+
+
+def audit(gateway: str, run_id: str) -> list[dict[str, Any]]:
+    r = httpx.get(f"{gateway}/v1/runs/{run_id}/audit?limit=1000", headers={"Authorization": f"Bearer {ADMIN_KEY}"})
+    return list(r.json()["records"])
+
+
+def install(cli: str, settings: Path, url: str, *extra: str) -> None:
+    r = subprocess.run([sys.executable, "-I", "-S", str(HOOK_MAIN), "install", "--cli", cli, "--settings",
+                        str(settings), "--url", url, *extra], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+    script: Script
+
+
+def run_claude(claude_bin: str, sb: Sandbox, script: Script, *, gateway: str, run_id: str, key: str,
+               http: bool = False, agent_id: str = "claude-agent-1") -> Result:
+    settings = sb.root / "claude-settings.json"
+    install("claude", settings, gateway, *(["--http"] if http else []), "--budget", "20")
+    with fake_model(script) as model:
+        env = {
+            "PATH": os.environ["PATH"], "HOME": str(sb.home), "ANTHROPIC_BASE_URL": model,
+            "ANTHROPIC_API_KEY": "sk-ant-fake", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_TELEMETRY": "1", "ACTEON_AGENT_KEY": key, "ACTEON_RUN_ID": run_id, "ACTEON_AGENT_ID": agent_id,
+        }
+        p = subprocess.run(
+            [claude_bin, "-p", "Do the task.", "--settings", str(settings), "--setting-sources", "",
+             "--output-format", "json", "--no-session-persistence"],
+            cwd=sb.workspace, env=env, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
+        )
+    return Result(p.returncode, p.stdout, p.stderr, script)
+
+
+def run_gemini(gemini_bin: str, sb: Sandbox, script: Script, *, gateway: str, run_id: str, key: str,
+               agent_id: str = "gemini-agent-1") -> Result:
+    cfg = sb.root / "gemini-system"
+    cfg.mkdir(mode=0o700, exist_ok=True)
+    settings = cfg / "settings.json"
+    settings.write_text(json.dumps({
+        "security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False}, "model": {"name": "gemini-2.5-flash"},
+    }))
+    install("gemini", settings, gateway, "--budget", "20")
+    with fake_model(script) as model:
+        env = {
+            "PATH": os.environ["PATH"], "HOME": str(sb.home), "GOOGLE_GEMINI_BASE_URL": model,
+            "GEMINI_API_KEY": "fake", "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(settings), "GEMINI_TELEMETRY_ENABLED": "false",
+            "ACTEON_AGENT_KEY": key, "ACTEON_RUN_ID": run_id, "ACTEON_AGENT_ID": agent_id,
+        }
+        p = subprocess.run(
+            [gemini_bin, "-p", "Do the task.", "--yolo", "--output-format", "json"],
+            cwd=sb.workspace, env=env, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
+        )
+    return Result(p.returncode, p.stdout, p.stderr, script)
+
+
+def dead_gateway_url() -> str:
+    return f"http://127.0.0.1:{free_port()}"
