@@ -6,13 +6,15 @@ hook still answers ``{}`` with exit code 0.
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Mapping
-from typing import Any
 
-from hook import client, dialects, gate
+from hook import client, dialects, gate, wire
 from hook import contract as c
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 
 def event_body(event: Mapping[str, Any], dialect: str, env: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
@@ -25,7 +27,7 @@ def event_body(event: Mapping[str, Any], dialect: str, env: Mapping[str, str]) -
         "agent_id": ident[c.F_AGENT_ID],
         "tool": str(event.get("tool_name") or "unknown")[:256],
         "success": not failed,
-        "size": len(json.dumps(response, default=str)) if response is not None else 0,
+        "size": len(wire.dumps(response)) if response is not None else 0,
     }
     duration = event.get("duration_ms")
     if isinstance(duration, int | float) and not isinstance(duration, bool) and duration >= 0:
@@ -44,8 +46,8 @@ def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None
         budget_s: float) -> str:
     """Post the event; returns a problem description for stderr ('' when all went well)."""
     try:
-        event = json.loads(raw)
-    except ValueError:
+        event = wire.loads(raw)
+    except (ValueError, UnicodeDecodeError):
         return "acteon-swarm: the hook input is not JSON; no event recorded"
     if not isinstance(event, dict):
         return "acteon-swarm: the hook input is not a JSON object; no event recorded"
@@ -55,7 +57,7 @@ def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None
         run_id, body = event_body(event, dialect, env)
         reply = client.request(
             "POST", url or env.get(c.ENV_URL) or c.DEFAULT_URL, f"{c.API_PREFIX}/runs/{run_id}/events",
-            json.dumps(body).encode(), {"Authorization": f"Bearer {key}"},
+            wire.dumps(body).encode(), {"Authorization": f"Bearer {key}"},
             time.monotonic() + min(budget_s, c.DISPATCH_TIMEOUT_S),
         )
     except (gate.Denied, client.HttpError) as e:

@@ -6,7 +6,9 @@ the only place the shapes are written. The gateway's Claude http-hook endpoint u
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the hook imports nothing it does not need at run time
+    from typing import Any
 
 CLAUDE = "claude"
 GEMINI = "gemini"

@@ -6,15 +6,15 @@ an outcome it does not know, its own bugs. A deny is always printed explicitly, 
 
 from __future__ import annotations
 
-import json
-import os
 import time
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
-from hook import client, dialects
+from hook import client, dialects, wire
 from hook import contract as c
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing and collections.abc cost milliseconds per tool call
+    from collections.abc import Mapping
+    from typing import Any
 
 APPROVAL_POLL_MAX_S = 30.0
 # Time kept back from the budget to print the answer after the last network call.
@@ -66,21 +66,22 @@ def agent_key(env: Mapping[str, str], key_file: str | None) -> str:
     path = key_file or env.get(c.ENV_AGENT_KEY_FILE)
     if path:
         try:
-            return Path(path).read_text(encoding="utf-8").strip()
+            with open(path, encoding="utf-8") as f:
+                return f.read().strip()
         except OSError as e:
             raise Denied(f"acteon-swarm: cannot read the agent key file {path}: {e.strerror}") from None
     raise Denied(f"acteon-swarm: no agent key ({c.ENV_AGENT_KEY} or --key-file); every tool call is blocked")
 
 
 def _call(method: str, url: str, path: str, key: str, body: Any, deadline: float) -> dict[str, Any]:
-    payload = None if body is None else json.dumps(body).encode()
+    payload = None if body is None else wire.dumps(body).encode()
     try:
         reply = client.request(method, url, path, payload, {"Authorization": f"Bearer {key}"}, deadline)
     except client.HttpError as e:
         raise Denied(f"acteon-swarm gateway unavailable, call blocked (fail closed): {e}") from None
     try:
-        data = json.loads(reply.body or b"null")
-    except ValueError:
+        data = wire.loads(reply.body or b"null")
+    except (ValueError, UnicodeDecodeError):
         data = None
     if reply.status != 200 or not isinstance(data, dict):
         message = ""
@@ -157,8 +158,8 @@ def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None
         budget_s: float) -> tuple[dict[str, Any] | None, str | None, str]:
     """Parse stdin and decide. Returns (answer, dialect, stderr text); answer None = dialect unknown."""
     try:
-        event = json.loads(raw)
-    except ValueError:
+        event = wire.loads(raw)
+    except (ValueError, UnicodeDecodeError):
         event = None
     if not isinstance(event, dict):
         dialect = dialects.detect(None, flag)
@@ -174,4 +175,11 @@ def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None
 
 
 def environ() -> dict[str, str]:
-    return dict(os.environ)
+    """The process environment. ``posix`` is already loaded at start-up; ``os`` would cost more."""
+    try:
+        from posix import environ as raw
+    except ImportError:  # pragma: no cover - not a POSIX system
+        import os
+
+        return dict(os.environ)
+    return {k.decode("utf-8", "surrogateescape"): v.decode("utf-8", "surrogateescape") for k, v in raw.items()}

@@ -127,7 +127,7 @@ def fake_model(script: Script) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             req = json.loads(self.rfile.read(length) or b"{}")
             script.requests.append(req)

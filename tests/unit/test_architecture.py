@@ -66,3 +66,19 @@ def test_docker_compose_is_valid() -> None:
     r = subprocess.run([tool, "config", "-q"], cwd=ROOT, capture_output=True, text=True,
                        env={"PATH": "/usr/bin:/bin", "ACTEON_ADMIN_KEY": "x"})
     assert r.returncode == 0, r.stderr
+
+
+def test_the_gate_path_loads_no_heavy_stdlib_module() -> None:
+    """Run a real gate call (to a closed port: the whole path, fail-closed answer included) and list
+    every module it imported. Each of these costs milliseconds on every tool call."""
+    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-I", "-S", str(ROOT / "hook" / "__main__.py"), "gate", "--cli", "claude",
+         "--url", "http://127.0.0.1:9"],
+        input=event, capture_output=True, text=True, env={"ACTEON_AGENT_KEY": "k"},
+    )
+    assert p.returncode == 2 and "permissionDecision" in p.stdout  # denied: the gateway is not there
+    imported = {line.split("|")[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
+    heavy = {"json", "re", "enum", "typing", "socket", "dataclasses", "pathlib", "urllib.parse", "http.client",
+             "email", "encodings.idna", "collections", "inspect", "os", "argparse", "ssl"}
+    assert not imported & heavy, imported & heavy
