@@ -88,7 +88,8 @@ def main() -> int:
     else:
         print(f"hook wall time per call ({args.calls} calls each, alternating, through /bin/sh like the CLIs)")
         ours = figures["hook"]
-        print(f"  acteon-swarm-hook     p50 {ours['p50_ms']:6.2f} ms   p95 {ours['p95_ms']:6.2f} ms   (target p50 <= 25 ms)")
+        print(f"  acteon-swarm-hook     p50 {ours['p50_ms']:6.2f} ms   p95 {ours['p95_ms']:6.2f} ms"
+              "   (target p50 <= 25 ms)")
         ref_f = figures["reference_bash_jq_curl"]
         print(f"  bash + jq + curl      p50 {ref_f['p50_ms']:6.2f} ms   p95 {ref_f['p95_ms']:6.2f} ms")
         print(f"  ratio hook/reference (p50): {figures['ratio_p50']:.3f}   (target <= 0.25)")
