@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gateway import paths as P
-from gateway.secrets import is_secret_path
+from gateway.secrets import is_agent_config, is_secret_path
 from gateway.shell import analyze
 from hook import contract as c
 
@@ -195,6 +195,8 @@ def _file_facts(
         categories.add("credential_access")
     if action_type == c.WRITE_FILE and any(f.path_class == P.SYSTEM for f in facts):
         categories.add("system_write")
+    if action_type == c.WRITE_FILE and any(is_agent_config(f.path) for f in facts):
+        categories.add("gate_tamper")
     if pattern is not None:  # Glob: the target is the pattern under its root
         root = facts[0].path if facts else P.resolve(".", cwd, home)
         target = pattern if pattern.startswith("/") else posixpath.join(root, pattern)

@@ -148,3 +148,16 @@ def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
     if path in _SYSTEM_SECRETS or any(is_within(path, d) for d in _SYSTEM_SECRET_DIRS):
         return True
     return parent == "/etc/ssh" and bool(_SSH_HOST_KEY.fullmatch(name))
+
+
+# Settings files of the agent CLIs, where the gate hook is configured (project, user and system scopes).
+_AGENT_CONFIG_DIRS = frozenset({".claude", ".gemini", "claude-code", "gemini-cli"})
+_AGENT_CONFIG_FILES = frozenset({"settings.json", "settings.local.json", "managed-settings.json",
+                                 "system-defaults.json"})
+
+
+def is_agent_config(path: str) -> bool:
+    """True when ``path`` (resolved) is a Claude Code or Gemini CLI settings file. An agent that could
+    write one could remove its own gate."""
+    parent, _, name = posixpath.normpath(path).rpartition("/")
+    return name in _AGENT_CONFIG_FILES and parent.rpartition("/")[2] in _AGENT_CONFIG_DIRS

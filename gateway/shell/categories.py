@@ -18,6 +18,7 @@ HISTORY_TAMPER = "history_tamper"
 DYNAMIC_COMMAND = "dynamic_command"
 UNPARSEABLE = "unparseable"
 SYSTEM_WRITE = "system_write"
+GATE_TAMPER = "gate_tamper"  # writing an agent CLI's settings: the hook that gates the agent lives there
 
 ALL_CATEGORIES = frozenset(
     {
@@ -37,5 +38,6 @@ ALL_CATEGORIES = frozenset(
         DYNAMIC_COMMAND,
         UNPARSEABLE,
         SYSTEM_WRITE,
+        GATE_TAMPER,
     }
 )

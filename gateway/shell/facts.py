@@ -8,7 +8,7 @@ the same whether it comes from `>`, `tee`, `cp` or `dd of=`.
 from __future__ import annotations
 
 from gateway.paths import PathFact, fact
-from gateway.secrets import is_secret_path
+from gateway.secrets import is_agent_config, is_secret_path
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.flow import Scope
@@ -145,6 +145,8 @@ class Facts:
         path = pf.path
         if self.is_secret(path):
             self.flag(cat.CREDENTIAL_ACCESS)
+        if is_agent_config(path):
+            self.flag(cat.GATE_TAMPER)
         if is_history_file(path):
             self.flag(cat.HISTORY_TAMPER)
         if is_device(path):
@@ -161,6 +163,8 @@ class Facts:
             self.record(path)
             if self.is_secret(path):
                 self.flag(cat.CREDENTIAL_ACCESS)
+            if is_agent_config(path):
+                self.flag(cat.GATE_TAMPER)
             if is_history_file(path):
                 self.flag(cat.HISTORY_TAMPER)
             if is_device(path):

@@ -996,7 +996,7 @@ CORPUS: list[dict[str, Any]] = yaml.safe_load(CORPUS_PATH.read_text())
 SHELL_TOOLS = {"Bash", "run_shell_command"}
 BLOCKING = {"destructive_delete", "disk_write", "power", "fork_bomb", "system_permission_change",
             "history_tamper", "system_write", "credential_access", "remote_code", "reverse_shell",
-            "exfiltration"}
+            "exfiltration", "gate_tamper"}
 APPROVAL = {"git_push", "package_install", "dynamic_command", "unparseable"}
 
 
