@@ -48,10 +48,11 @@ def classify(path: str, cwd: str | None, home: str) -> str:
     """Classify a resolved path as workspace, temp, home or system."""
     if cwd and cwd.startswith("/") and cwd != "/" and is_within(path, posixpath.normpath(cwd)):
         return WORKSPACE
-    if any(is_within(path, root) for root in _TEMP_ROOTS):
-        return TEMP
+    # Home before temp: a home directory that happens to live under /tmp is still someone's home.
     if home and home != "/" and is_within(path, home):
         return HOME
+    if any(is_within(path, root) for root in _TEMP_ROOTS):
+        return TEMP
     return SYSTEM
 
 

@@ -1,7 +1,7 @@
 """``acteon-swarm``: the orchestrator CLI (SPEC §5.1).
 
-Heavy modules (httpx, rich tables, the gateway) are imported inside commands, so ``--help``,
-``status`` and ``cancel`` stay fast (a test checks it).
+Heavy modules (httpx, the gateway, rich tables) are imported inside commands, so ``--help``, ``status``
+and ``cancel`` start fast (a test checks it). Exit codes: 0 ok, 1 the run or action failed, 2 bad input.
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
@@ -22,9 +23,405 @@ app = typer.Typer(
     add_completion=False,
 )
 gateway_app = typer.Typer(help="Run the policy gateway.", no_args_is_help=True)
+plan_app = typer.Typer(help="Validate, show and approve plans.", no_args_is_help=True)
+approvals_app = typer.Typer(help="Human approvals of agent tool calls.", no_args_is_help=True)
 app.add_typer(gateway_app, name="gateway")
+app.add_typer(plan_app, name="plan")
+app.add_typer(approvals_app, name="approvals")
+
+StateDir = Annotated[Path | None, typer.Option("--state-dir", help="state directory (default $ACTEON_STATE_DIR "
+                                                                    "or ./.acteon-swarm)")]
+JsonOut = Annotated[bool, typer.Option("--json", help="print JSON for scripts")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="swarm.toml (default ./swarm.toml if present)")]
 
 
+def fail(message: str, code: int = 2) -> typer.Exit:
+    sys.stderr.write(f"acteon-swarm: {message}\n")
+    return typer.Exit(code)
+
+
+def _state(state_dir: Path | None) -> Path:
+    from orchestrator.rundir import default_state_dir
+
+    return state_dir.absolute() if state_dir else default_state_dir()
+
+
+def _admin_key(state: Path) -> str:
+    key = os.environ.get(c.ENV_ADMIN_KEY)
+    if key:
+        return key
+    path = state / "admin.key"
+    if path.exists():
+        return path.read_text(encoding="utf-8").strip()
+    raise fail(f"no admin key: set {c.ENV_ADMIN_KEY} (or run the embedded gateway, which writes {path})")
+
+
+def _config(path: Path | None) -> Any:
+    from orchestrator.config import ConfigError, load_config
+
+    if path is None and Path("swarm.toml").exists():
+        path = Path("swarm.toml")
+    try:
+        return load_config(path)
+    except ConfigError as e:
+        raise fail("\n  ".join(["invalid configuration:", *e.errors])) from None
+
+
+def _load_plan(path: Path, cfg: Any) -> Any:
+    from orchestrator.plan import PlanError, load_plan
+    from orchestrator.roles import roles_from_config
+
+    try:
+        return load_plan(path, set(roles_from_config(cfg)))
+    except PlanError as e:
+        raise fail("\n  ".join([f"{path}: invalid plan:", *e.errors])) from None
+
+
+def _run_dir(state: Path, run_id: str) -> Any:
+    from orchestrator.rundir import RunDir
+
+    rd = RunDir(state, run_id)
+    if not rd.exists():
+        raise fail(f"no run {run_id!r} in {state / 'runs'}")
+    return rd
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+# --- run -------------------------------------------------------------------------------------------
+@app.command()
+def run(
+    plan: Annotated[Path | None, typer.Option("--plan", help="plan.json to run")] = None,
+    resume: Annotated[str | None, typer.Option("--resume", help="resume this run after a crash")] = None,
+    engine: Annotated[str | None, typer.Option(help="command | claude | gemini (default: swarm.toml)")] = None,
+    max_agents: Annotated[int | None, typer.Option("--max-agents", min=1, help="at most this many agents")] = None,
+    auto_approve: Annotated[bool, typer.Option("--auto-approve", help="run an unapproved plan")] = False,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="the run id (default: generated)")] = None,
+    config: ConfigOpt = None,
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Run a plan: tasks as parallel agent sessions behind the gateway."""
+    import asyncio
+    import secrets
+
+    from orchestrator.plan import load_plan
+    from orchestrator.roles import roles_from_config
+    from orchestrator.runner import Run, RunOptions
+
+    cfg = _config(config)
+    state = _state(state_dir)
+    if resume:
+        rd = _run_dir(state, resume)
+        previous = rd.read_run()
+        from orchestrator.process import is_same_process
+
+        if previous.get("status") == "running" and is_same_process(int(previous.get("pid", 0)),
+                                                                   int(previous.get("process_start_time") or 0)):
+            raise fail(f"run {resume} is still running (pid {previous['pid']})")
+        the_plan = load_plan(rd.plan_file, set(roles_from_config(cfg)))
+        the_run_id, engine = resume, engine or previous.get("engine")
+    else:
+        if plan is None:
+            raise fail("give --plan PLAN.json (or --resume RUN_ID)")
+        the_plan = _load_plan(plan, cfg)
+        if cfg.safety.require_plan_approval and the_plan.status != "approved" and not auto_approve:
+            raise fail(f"the plan is not approved: run `acteon-swarm plan approve --plan {plan}` "
+                       "or pass --auto-approve")
+        the_run_id = run_id or f"run-{secrets.token_hex(4)}"
+    engine = engine or cfg.defaults.engine
+    url = os.environ.get(c.ENV_URL) or cfg.acteon.endpoint
+    embedded = None
+    if url:
+        admin = _admin_key(state)
+    else:
+        from orchestrator import embedded as emb
+
+        embedded = emb.start(state)
+        url, admin = embedded.url, embedded.admin_key
+    progress = None if as_json else _progress_printer()
+    opts = RunOptions(engine=str(engine), state_dir=state, gateway_url=url, admin_key=admin, max_agents=max_agents,
+                      subtask_timeout_s=float(cfg.defaults.subtask_timeout_seconds), resume=bool(resume))
+    try:
+        report = asyncio.run(Run(the_plan, cfg, roles_from_config(cfg), opts, the_run_id, progress).execute())
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    if as_json:
+        _print_json({"run_id": report.run_id, "status": report.status, "tasks": report.tasks,
+                     "stats": report.stats, "peak_running": report.peak_running})
+    else:
+        from orchestrator import status as st
+        from orchestrator.rundir import RunDir
+
+        print(st.render(st.collect(RunDir(state, report.run_id), None)))
+        print(f"  summary: {RunDir(state, report.run_id).summary_file}")
+    raise typer.Exit(0 if report.status == "done" else 1)
+
+
+def _progress_printer() -> Any:
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    colours = {"done": "green", "running": "cyan", "failed": "red", "blocked": "red", "cancelled": "red",
+               "skipped": "yellow"}
+
+    def show(task_id: str, status: str, reason: str) -> None:
+        if status in ("ready", "pending"):
+            return
+        colour = colours.get(status, "white")
+        console.print(f"[{colour}]{status:<9}[/] {task_id}" + (f"  [dim]{reason}[/]" if reason else ""))
+
+    return show
+
+
+# --- status / runs / cancel ------------------------------------------------------------------------
+@app.command()
+def status(
+    run_id: Annotated[str, typer.Option("--run", help="run id")],
+    watch: Annotated[bool, typer.Option("--watch", help="refresh until the run ends")] = False,
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Where a run stands: tasks and the gateway's counters."""
+    from orchestrator import status as st
+
+    state = _state(state_dir)
+    rd = _run_dir(state, run_id)
+    while True:
+        info = st.collect(rd, _live_stats(state, rd))
+        if as_json:
+            _print_json(info)
+        else:
+            print(st.render(info))
+        if not watch or info["status"] != "running":
+            return
+        import time
+
+        time.sleep(2)  # a display refresh interval, not a synchronisation
+        print()
+
+
+def _live_stats(state: Path, rd: Any) -> dict[str, Any] | None:
+    run = rd.read_run()
+    if run.get("status") != "running" or not run.get("gateway_url"):
+        return None
+    try:
+        import httpx
+
+        key = os.environ.get(c.ENV_ADMIN_KEY) or (state / "admin.key").read_text().strip()
+        r = httpx.get(f"{run['gateway_url']}{c.API_PREFIX}/runs/{rd.run_id}/stats",
+                      headers={"Authorization": f"Bearer {key}"}, timeout=2)
+        return dict(r.json()) if r.status_code == 200 else None
+    except Exception:
+        return None
+
+
+@app.command()
+def runs(state_dir: StateDir = None, as_json: JsonOut = False) -> None:
+    """The runs in the state directory, newest first."""
+    from orchestrator.rundir import list_runs
+
+    rows = []
+    for rd in list_runs(_state(state_dir)):
+        try:
+            info = rd.read_run()
+        except ValueError:
+            continue
+        rows.append({"run_id": rd.run_id, "status": info.get("status"), "engine": info.get("engine"),
+                     "started_at": info.get("started_at"), "objective": info.get("objective")})
+    if as_json:
+        _print_json(rows)
+        return
+    for r in rows:
+        print(f"{r['run_id']:<20} {r['status'] or '?':<10} {r['engine'] or '?':<8} {r['started_at'] or '':<30} "
+              f"{(r['objective'] or '')[:60]}")
+
+
+@app.command()
+def cancel(
+    run_id: Annotated[str, typer.Option("--run", help="run id")],
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Cancel a run: the gateway refuses its calls at once, then its agents are stopped."""
+    import signal
+    import time
+
+    import httpx
+
+    from orchestrator.process import is_same_process
+
+    state = _state(state_dir)
+    rd = _run_dir(state, run_id)
+    run = rd.read_run()
+    result: dict[str, Any] = {"run_id": run_id, "gateway": "unreachable", "orchestrator": "not running"}
+    if run.get("gateway_url"):
+        try:
+            r = httpx.post(f"{run['gateway_url']}{c.API_PREFIX}/runs/{run_id}/cancel",
+                           headers={"Authorization": f"Bearer {_admin_key(state)}"}, timeout=5)
+            result["gateway"] = "cancelled" if r.status_code == 200 else f"answered {r.status_code}"
+        except httpx.HTTPError:
+            pass
+    pid, started = int(run.get("pid") or 0), int(run.get("process_start_time") or 0)
+    if run.get("status") == "running":
+        # pid AND start time: a recycled pid belongs to someone else, and we must not signal it.
+        if pid and is_same_process(pid, started):
+            os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and rd.read_run().get("status") == "running":
+                time.sleep(0.1)
+            result["orchestrator"] = rd.read_run().get("status")
+        else:
+            result["orchestrator"] = "stale pid: not signalled"
+    if as_json:
+        _print_json(result)
+    else:
+        print(f"run {run_id}: gateway {result['gateway']}; orchestrator {result['orchestrator']}")
+    if result["gateway"] != "cancelled" and result["orchestrator"] not in ("cancelled", "done", "failed"):
+        raise typer.Exit(1)
+
+
+# --- plan ------------------------------------------------------------------------------------------
+@plan_app.command("validate")
+def plan_validate(plan: Annotated[Path, typer.Option("--plan")], config: ConfigOpt = None) -> None:
+    """Check a plan: ids, dependencies, cycles, roles."""
+    p = _load_plan(plan, _config(config))
+    print(f"{plan}: valid ({len(p.tasks)} tasks, {sum(len(t.subtasks) for t in p.tasks)} subtasks, {p.status})")
+
+
+@plan_app.command("show")
+def plan_show(
+    plan: Annotated[Path, typer.Option("--plan")], config: ConfigOpt = None, as_json: JsonOut = False
+) -> None:
+    """Print a plan's tasks in dependency order."""
+    from orchestrator.plan import topological_order
+
+    p = _load_plan(plan, _config(config))
+    if as_json:
+        _print_json(p.model_dump(mode="json"))
+        return
+    by_id = {t.id: t for t in p.tasks}
+    print(f"{p.id}: {p.objective}  [{p.status}]")
+    for tid in topological_order(p):
+        t = by_id[tid]
+        deps = f" after {', '.join(t.depends_on)}" if t.depends_on else ""
+        print(f"  {t.id} ({t.assigned_role}, priority {t.priority}){deps}: {t.name}")
+        for s in t.subtasks:
+            print(f"      - {s.id}: {s.command if s.command is not None else (s.prompt or '')[:80]}")
+
+
+@plan_app.command("approve")
+def plan_approve(
+    plan: Annotated[Path, typer.Option("--plan")],
+    by: Annotated[str | None, typer.Option("--by", help="who approves (default: $USER)")] = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Record who approved the plan and when."""
+    from datetime import UTC, datetime
+
+    from orchestrator.plan import approve, save_plan
+
+    p = approve(_load_plan(plan, _config(config)), by or os.environ.get("USER", "unknown"), datetime.now(UTC))
+    save_plan(p, plan)
+    print(f"{plan}: approved by {p.approved_by} at {p.approved_at}")
+
+
+@plan_app.command("schema")
+def plan_schema() -> None:
+    """Print the plan's JSON Schema."""
+    from orchestrator.plan import plan_json_schema
+
+    _print_json(plan_json_schema())
+
+
+# --- approvals / audit -----------------------------------------------------------------------------
+def _client(state: Path, run_id: str | None) -> Any:
+    from orchestrator.gatewayclient import GatewayClient
+
+    url = os.environ.get(c.ENV_URL)
+    if not url and run_id:
+        url = _run_dir(state, run_id).read_run().get("gateway_url")
+    return GatewayClient(url or c.DEFAULT_URL, _admin_key(state))
+
+
+def _gateway_call(state: Path, run_id: str | None, fn: Any) -> Any:
+    import asyncio
+
+    from orchestrator.gatewayclient import GatewayError
+
+    async def go() -> Any:
+        client = _client(state, run_id)
+        try:
+            return await fn(client)
+        finally:
+            await client.aclose()
+
+    try:
+        return asyncio.run(go())
+    except GatewayError as e:
+        raise fail(str(e), 1) from None
+
+
+@approvals_app.command("list")
+def approvals_list(
+    run_id: Annotated[str | None, typer.Option("--run")] = None,
+    status_: Annotated[str | None, typer.Option("--status", help="pending|approved|rejected|expired|used")] = "pending",
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Approvals waiting for a human (or with --status, any)."""
+    rows = _gateway_call(_state(state_dir), run_id, lambda cl: cl.approvals(run_id, status_))
+    if as_json:
+        _print_json(rows)
+        return
+    for a in rows:
+        print(f"{a['approval_id']}  {a['status']:<8} {a['agent_id']:<16} {a['action_type']:<16} {a['target'][:70]}")
+
+
+@approvals_app.command("approve")
+def approvals_approve(
+    approval_id: str, reason: Annotated[str, typer.Option("--reason")] = "",
+    state_dir: StateDir = None,
+) -> None:
+    """Approve a pending call (admin key only: agents can never approve)."""
+    by = os.environ.get("USER", "operator")
+    a = _gateway_call(_state(state_dir), None, lambda cl: cl.resolve(approval_id, True, by, reason))
+    print(f"{a['approval_id']}: {a['status']} by {a.get('resolved_by')}")
+
+
+@approvals_app.command("reject")
+def approvals_reject(
+    approval_id: str, reason: Annotated[str, typer.Option("--reason", help="shown to the agent")] = "",
+    state_dir: StateDir = None,
+) -> None:
+    """Reject a pending call; the agent is told the reason."""
+    by = os.environ.get("USER", "operator")
+    a = _gateway_call(_state(state_dir), None, lambda cl: cl.resolve(approval_id, False, by, reason))
+    print(f"{a['approval_id']}: {a['status']} by {a.get('resolved_by')}")
+
+
+@app.command()
+def audit(
+    run_id: Annotated[str, typer.Option("--run")],
+    outcome: Annotated[str | None, typer.Option(help="only this outcome")] = None,
+    agent: Annotated[str | None, typer.Option(help="only this agent")] = None,
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """The gateway's audit trail of a run."""
+    rows = _gateway_call(_state(state_dir), run_id, lambda cl: cl.audit(run_id, outcome=outcome, agent=agent))
+    if as_json:
+        _print_json(rows)
+        return
+    for r in rows:
+        print(f"{r.get('agent_id', ''):<16} {r.get('outcome', ''):<16} {r.get('rule', ''):<28} "
+              f"{r.get('target', '')[:60]}")
+
+
+# --- demo / gateway --------------------------------------------------------------------------------
 @app.command()
 def demo(
     as_json: Annotated[bool, typer.Option("--json", help="print the decisions as JSON")] = False,
@@ -36,7 +433,7 @@ def demo(
 
     result = demo_mod.run(Console(), as_json=as_json)
     if as_json:
-        print(json.dumps(result, indent=2))
+        _print_json(result)
 
 
 @gateway_app.command("serve")

@@ -83,3 +83,10 @@ def test_repeated_commands_reuse_their_facts() -> None:
     a = norm("Bash", {"command": "git status"})
     b = norm("Bash", {"command": "git status"})
     assert a.facts is b.facts  # derived once, shared: the hot path does not re-analyze
+
+
+def test_a_home_under_tmp_is_still_home() -> None:
+    call = normalize(run_id="r", agent_id="a", role=None, provider="claude-code", tool="Bash",
+                     input={"command": "rm -rf ~"}, cwd="/tmp/job/ws", home="/tmp/job/home")
+    assert call.value("path_class") == ("home",)
+    assert "destructive_delete" in call.categories

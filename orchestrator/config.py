@@ -1,0 +1,177 @@
+"""``swarm.toml``: the orchestrator's configuration (SPEC §5.3).
+
+Every section forbids unknown keys: a misspelt safety setting that is silently ignored is worse than
+an error. Values are strict (TOML is typed, so ``max_agents = "8"`` is a mistake worth reporting).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+
+Engine = Literal["claude", "gemini", "command"]
+# Role names end up in gateway rule names (role-<name>-tools), which must be kebab-case.
+ROLE_NAME_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+_MAX_REGEX = 2000  # the gateway refuses longer patterns
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used. ``errors`` lists every problem, each naming file and key."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+def _regex(pattern: str) -> str:
+    if len(pattern) > _MAX_REGEX:
+        raise ValueError(f"regex longer than {_MAX_REGEX} characters")
+    try:
+        re.compile(pattern)
+    except re.error as e:
+        raise ValueError(f"bad regex {pattern!r}: {e}") from None
+    return pattern
+
+
+def _http_url(url: str | None) -> str | None:
+    if url is not None and not re.match(r"^https?://[^\s/]+", url):
+        raise ValueError(f"expected an http:// or https:// URL, got {url!r}")
+    return url
+
+
+Regex = Annotated[str, StringConstraints(min_length=1), AfterValidator(_regex)]
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class ActeonSection(_Section):
+    endpoint: Annotated[str | None, AfterValidator(_http_url)] = None  # None: embedded gateway
+    namespace: NonEmpty = "acteon-swarm"
+
+
+class DefaultsSection(_Section):
+    engine: Engine = "claude"
+    max_agents: int = Field(default=8, ge=1, le=256)
+    max_duration_minutes: int = Field(default=60, ge=1, le=7 * 24 * 60)
+    subtask_timeout_seconds: int = Field(default=900, ge=1)
+    enable_refiner: bool = True
+    quota_max_actions: int | None = Field(default=None, ge=1)  # None: derived from the plan's estimate
+
+
+class SafetySection(_Section):
+    require_plan_approval: bool = True
+    blocked_commands: list[Regex] = Field(default_factory=list)  # searched in every shell command
+    approval_timeout_seconds: int = Field(default=600, ge=1)
+
+
+class RoleSection(_Section):
+    """A custom role, or changes to a built-in one: keys left out keep the built-in's value."""
+
+    name: Annotated[str, StringConstraints(pattern=ROLE_NAME_PATTERN, max_length=64)]
+    description: str | None = None
+    system_prompt_template: NonEmpty | None = None
+    allowed_tools: list[NonEmpty] | None = None
+    can_delegate_to: list[NonEmpty] | None = None
+    max_concurrent: int | None = Field(default=None, ge=1)
+
+
+class RefinerSection(_Section):
+    engine: Engine | None = None  # None: the run's engine
+    model: NonEmpty | None = None  # None: the engine's cheap model
+    timeout_seconds: int = Field(default=60, ge=1)
+
+
+class MemorySection(_Section):
+    enabled: bool = True
+    max_injected_chars: int = Field(default=4000, ge=0)  # prior findings put into one prompt
+    max_findings: int = Field(default=10, ge=0)
+    cross_run: bool = True  # also search earlier runs of the same workspace
+
+
+class GraphSection(_Section):
+    enabled: bool = True
+    store: NonEmpty = "memory"
+
+
+class AdversarialSection(_Section):
+    enabled: bool = False
+    max_rounds: int = Field(default=2, ge=1)
+
+
+class EvalHarnessSection(_Section):
+    enabled: bool = False
+    command: NonEmpty | None = None
+    timeout_seconds: int = Field(default=600, ge=1)
+
+    @model_validator(mode="after")
+    def _command_when_enabled(self) -> EvalHarnessSection:
+        if self.enabled and self.command is None:
+            raise ValueError("'command' is required when the eval harness is enabled")
+        return self
+
+
+class SwarmConfig(_Section):
+    acteon: ActeonSection = Field(default_factory=ActeonSection)
+    defaults: DefaultsSection = Field(default_factory=DefaultsSection)
+    safety: SafetySection = Field(default_factory=SafetySection)
+    roles: list[RoleSection] = Field(default_factory=list)
+    refiner: RefinerSection = Field(default_factory=RefinerSection)
+    memory: MemorySection = Field(default_factory=MemorySection)
+    graph: GraphSection = Field(default_factory=GraphSection)
+    adversarial: AdversarialSection = Field(default_factory=AdversarialSection)
+    eval_harness: EvalHarnessSection = Field(default_factory=EvalHarnessSection)
+
+    @model_validator(mode="after")
+    def _unique_roles(self) -> SwarmConfig:
+        names = [r.name for r in self.roles]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"role(s) defined more than once in [[roles]]: {', '.join(twice)}")
+        return self
+
+
+def load_config(path: Path | None) -> SwarmConfig:
+    """Read ``swarm.toml``; no path or no file gives the defaults. Raises :class:`ConfigError`."""
+    if path is None or not path.exists():
+        return SwarmConfig()
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError([f"{source}: cannot read: {e}"]) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        # tomllib's message already ends with "(at line N, column M)".
+        raise ConfigError([f"{source}: invalid TOML: {e}"]) from None
+    return parse_config(data, source)
+
+
+def parse_config(data: dict[str, Any], source: str = "swarm.toml") -> SwarmConfig:
+    """Validate an already-parsed configuration mapping."""
+    try:
+        return SwarmConfig.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError([f"{source}: {_describe(err)}" for err in e.errors()]) from None
+
+
+def _describe(err: Any) -> str:
+    loc = ".".join(str(x) for x in err.get("loc", ()))
+    kind = err.get("type")
+    if kind == "extra_forbidden":
+        msg = "unknown key"
+    elif kind == "missing":
+        msg = "missing required key"
+    else:
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        value = err.get("input")
+        if kind != "value_error" and isinstance(value, str | int | float | bool) and len(repr(value)) <= 80:
+            msg += f" (got {value!r})"
+    return f"{loc}: {msg}" if loc else msg

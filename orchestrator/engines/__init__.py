@@ -1,0 +1,24 @@
+"""Engines run one subtask as one agent session (SPEC §5.6): ``command``, ``claude``, ``gemini``."""
+
+from __future__ import annotations
+
+from orchestrator.engines.base import Engine, EngineError, SubtaskContext, SubtaskResult
+
+
+def get_engine(name: str) -> Engine:
+    if name == "command":
+        from orchestrator.engines.command import CommandEngine
+
+        return CommandEngine()
+    if name == "claude":
+        from orchestrator.engines.claude import ClaudeEngine
+
+        return ClaudeEngine()
+    if name == "gemini":
+        from orchestrator.engines.gemini import GeminiEngine
+
+        return GeminiEngine()
+    raise EngineError(f"unknown engine {name!r} (engines: command, claude, gemini)")
+
+
+__all__ = ["Engine", "EngineError", "SubtaskContext", "SubtaskResult", "get_engine"]

@@ -1,0 +1,71 @@
+"""The ``claude`` engine: ``claude -p`` with the agent's own settings file (``--settings``, never the shared
+``.claude/settings.json``) carrying the gateway hook with ``onFailure: "block"``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+
+from hook import install
+from orchestrator.engines.base import EngineError, SubtaskContext, SubtaskResult, hook_args, tail
+from orchestrator.process import run_in_group
+
+BIN_ENV = "ACTEON_CLAUDE_BIN"
+
+
+def binary(env: dict[str, str]) -> str:
+    found = env.get(BIN_ENV) or shutil.which("claude", path=env.get("PATH"))
+    if not found:
+        raise EngineError(f"the claude CLI is not on PATH (or set {BIN_ENV})")
+    return found
+
+
+class ClaudeEngine:
+    name = "claude"
+
+    async def run_subtask(self, ctx: SubtaskContext) -> SubtaskResult:
+        started = time.monotonic()
+        settings = install.claude_settings({}, hook_args(ctx))
+        check_gated(settings)
+        settings_file = ctx.agent_dir / "settings.json"
+        install.write_atomic(settings_file, settings)
+        prompt = ctx.prompt or ""
+        (ctx.agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
+        argv = [binary(ctx.base_env), "-p", prompt, "--settings", str(settings_file),
+                # Only our --settings: a project's own settings cannot add or disable hooks for this run.
+                "--setting-sources", "", "--output-format", "json", "--no-session-persistence"]
+        result = await run_in_group(argv, cwd=ctx.workdir, env=ctx.agent_env(),
+                                    stdout_path=ctx.agent_dir / "output.json",
+                                    stderr_path=ctx.agent_dir / "stderr.log", timeout_s=ctx.timeout_s)
+        ok, detail = _parse(ctx, result.returncode)
+        if result.timed_out:
+            ok, detail = False, "timed out"
+        return SubtaskResult(ok=ok, returncode=result.returncode, timed_out=result.timed_out,
+                             duration_s=time.monotonic() - started, detail=detail)
+
+
+def check_gated(settings: dict[str, object]) -> None:
+    """Refuse to start an agent whose gate would not load or would fail open."""
+    hooks = settings.get("hooks")
+    pre = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
+    gate = pre[-1]["hooks"][0] if isinstance(pre, list) and pre else None
+    if not isinstance(gate, dict) or gate.get("onFailure") != "block" or settings.get("disableAllHooks"):
+        raise EngineError("refusing to start an ungated claude agent: the gate hook is missing or fails open")
+
+
+def _parse(ctx: SubtaskContext, returncode: int | None) -> tuple[bool, str]:
+    out = ctx.agent_dir / "output.json"
+    try:
+        data = json.loads(out.read_text(encoding="utf-8") or "{}")
+    except (OSError, ValueError):
+        data = {}
+    result_text = str(data.get("result", ""))[:4000] if isinstance(data, dict) else ""
+    (ctx.agent_dir / "result.md").write_text(result_text, encoding="utf-8")
+    is_error = bool(data.get("is_error")) if isinstance(data, dict) else True
+    if returncode == 0 and not is_error:
+        return True, result_text[:500]
+    return False, f"exit {returncode}: {result_text[:300] or tail(ctx.agent_dir / 'stderr.log', 300)}"
+
+
+__all__ = ["ClaudeEngine", "binary", "check_gated"]

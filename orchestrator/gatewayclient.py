@@ -1,0 +1,87 @@
+"""The orchestrator's side of the gateway API (it never imports the gateway: HTTP only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from hook import contract as c
+
+
+class GatewayError(Exception):
+    """The gateway refused or could not be reached; the message is for humans."""
+
+
+class GatewayClient:
+    def __init__(self, url: str, admin_key: str, timeout_s: float = 10.0) -> None:
+        self.url = url.rstrip("/")
+        self._http = httpx.AsyncClient(base_url=self.url, timeout=timeout_s,
+                                       headers={"Authorization": f"Bearer {admin_key}"})
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _call(self, method: str, path: str, *, key: str | None = None, **kw: Any) -> Any:
+        headers = {"Authorization": f"Bearer {key}"} if key else None
+        try:
+            r = await self._http.request(method, c.API_PREFIX + path, headers=headers, **kw)
+        except httpx.HTTPError as e:
+            raise GatewayError(f"cannot reach the gateway at {self.url}: {e}") from None
+        if r.status_code >= 400:
+            try:
+                message = r.json()["error"]["message"]
+            except (ValueError, KeyError, TypeError):
+                message = r.text[:300]
+            raise GatewayError(f"gateway {method} {path}: {r.status_code}: {message}")
+        return r.json()
+
+    async def health(self) -> dict[str, Any]:
+        return dict(await self._call("GET", "/health"))
+
+    async def create_run(self, run_id: str, rules: list[dict[str, Any]], quota: dict[str, Any] | None) -> str:
+        body: dict[str, Any] = {"run_id": run_id, "rules": rules or None}
+        if quota:
+            body["quota"] = quota
+        return str((await self._call("POST", "/runs", json=body))["agent_key"])
+
+    async def mint_key(self, run_id: str) -> str:
+        return str((await self._call("POST", f"/runs/{run_id}/agent-keys"))["agent_key"])
+
+    async def stats(self, run_id: str) -> dict[str, Any]:
+        return dict(await self._call("GET", f"/runs/{run_id}/stats"))
+
+    async def cancel(self, run_id: str) -> dict[str, Any]:
+        return dict(await self._call("POST", f"/runs/{run_id}/cancel"))
+
+    async def audit(self, run_id: str, **filters: Any) -> list[dict[str, Any]]:
+        """Every audit record (all pages) matching the filters."""
+        out: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            params = {k: v for k, v in {**filters, "cursor": cursor, "limit": 1000}.items() if v is not None}
+            page = await self._call("GET", f"/runs/{run_id}/audit", params=params)
+            out.extend(page["records"])
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return out
+
+    async def approvals(self, run_id: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+        params = {k: v for k, v in {"run": run_id, "status": status, "limit": 1000}.items() if v is not None}
+        return list((await self._call("GET", "/approvals", params=params))["approvals"])
+
+    async def resolve(self, approval_id: str, approve: bool, by: str, reason: str = "") -> dict[str, Any]:
+        verb = "approve" if approve else "reject"
+        body = {"by": by, "reason": reason or None}
+        return dict(await self._call("POST", f"/approvals/{approval_id}/{verb}", json=body))
+
+    async def dispatch(self, key: str, body: dict[str, Any]) -> dict[str, Any]:
+        return dict(await self._call("POST", "/dispatch", key=key, json=body))
+
+    async def event(self, key: str, run_id: str, body: dict[str, Any]) -> None:
+        await self._call("POST", f"/runs/{run_id}/events", key=key, json=body)
+
+    async def wait_approval(self, key: str, approval_id: str, timeout_s: float) -> dict[str, Any]:
+        return dict(await self._call("GET", f"/approvals/{approval_id}/wait", key=key,
+                                     params={"timeout_s": min(300.0, max(0.0, timeout_s))},
+                                     timeout=timeout_s + 10))

@@ -1,0 +1,314 @@
+"""The plan: what a run is asked to do, as tasks with dependencies and roles (SPEC §5.2).
+
+A plan is JSON validated in two steps. Pydantic checks the shape of each object; :func:`validate_plan`
+checks what only the whole plan can tell (unique ids, known dependencies, no cycles, known roles).
+Both report every problem at once, each as a sentence naming the offender, so a person fixing a
+hand-written or model-written plan sees all of it in one go.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import os
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+Text = Annotated[str, StringConstraints(min_length=1)]
+
+
+class PlanError(ValueError):
+    """A plan that cannot be used. ``errors`` lists every problem, one sentence each."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Subtask(_Model):
+    id: Id
+    name: Text
+    prompt: Text | None = None  # for an agent
+    command: Text | None = None  # run as-is, without an agent
+    timeout_seconds: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _prompt_or_command(self) -> Subtask:
+        if (self.prompt is None) == (self.command is None):
+            raise ValueError("a subtask needs exactly one of 'prompt' or 'command'")
+        return self
+
+
+class Task(_Model):
+    id: Id
+    name: Text
+    description: str = ""
+    assigned_role: Text
+    priority: int = 100  # lower runs first among ready tasks
+    depends_on: list[Id] = Field(default_factory=list)
+    subtasks: list[Subtask] = Field(min_length=1)
+
+
+class Scope(_Model):
+    working_directory: Text
+    max_agents: int = Field(default=8, ge=1, le=256)
+    max_duration_minutes: int = Field(default=60, ge=1, le=7 * 24 * 60)
+
+
+class Plan(_Model):
+    id: Id
+    objective: Text
+    scope: Scope
+    success_criteria: list[str] = Field(default_factory=list)
+    # Empty is allowed by the model so that validate_plan can say "the plan has no tasks" plainly.
+    tasks: list[Task]
+    agent_roles: list[str] = Field(default_factory=list)
+    estimated_actions: int = Field(default=0, ge=0)
+    status: Literal["pending", "approved"] = "pending"
+    sequence: int = Field(default=0, ge=0)
+    approved_by: str | None = None
+    approved_at: datetime | None = None
+
+    def task(self, task_id: str) -> Task:
+        """The task with this id (KeyError if there is none)."""
+        for t in self.tasks:
+            if t.id == task_id:
+                return t
+        raise KeyError(task_id)
+
+
+def plan_json_schema() -> dict[str, Any]:
+    return Plan.model_json_schema()
+
+
+# --- loading and saving ---------------------------------------------------------------------------
+
+
+def load_plan(path: Path, known_roles: set[str]) -> Plan:
+    """Read, parse and validate a plan file. Raises :class:`PlanError` naming the file."""
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise PlanError([f"{source}: cannot read: {e}"]) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PlanError([f"{source}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}"]) from None
+    try:
+        plan = Plan.model_validate(data)
+    except ValidationError as e:
+        raise PlanError([f"{source}: {_describe(err)}" for err in e.errors()]) from None
+    try:
+        validate_plan(plan, known_roles)
+    except PlanError as e:
+        raise PlanError([f"{source}: {m}" for m in e.errors]) from None
+    return plan
+
+
+def save_plan(plan: Plan, path: Path) -> None:
+    """Write the plan atomically: readers see the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # mkstemp creates the file 0600; keep an existing file's mode, else the usual 0644.
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(plan.model_dump_json(indent=2))
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        Path(tmp).replace(path)  # os.replace: atomic on POSIX
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def approve(plan: Plan, by: str, now: datetime) -> Plan:
+    """A copy of the plan marked approved by ``by`` at ``now``; ``sequence`` counts approvals/revisions."""
+    if not by.strip():
+        raise ValueError("an approval needs the approver's name")
+    return plan.model_copy(
+        update={"status": "approved", "approved_by": by.strip(), "approved_at": now, "sequence": plan.sequence + 1}
+    )
+
+
+def _describe(err: Any) -> str:
+    """One pydantic error as 'field.path: message'."""
+    loc = ".".join(str(x) for x in err.get("loc", ()))
+    kind = err.get("type")
+    if kind == "extra_forbidden":
+        msg = "unknown key"
+    elif kind == "missing":
+        msg = "missing required key"
+    else:
+        msg = str(err.get("msg", "invalid"))
+        msg = msg.removeprefix("Value error, ")
+    return f"{loc}: {msg}" if loc else msg
+
+
+# --- whole-plan validation ------------------------------------------------------------------------
+
+
+def validate_plan(plan: Plan, known_roles: set[str]) -> None:
+    """Check what the models alone cannot; raise :class:`PlanError` listing every problem."""
+    if not plan.tasks:
+        raise PlanError(["the plan has no tasks"])
+    errors: list[str] = []
+    errors += _duplicate_ids(plan)
+    errors += _role_problems(plan, known_roles)
+
+    task_ids = {t.id for t in plan.tasks}
+    subtask_ids = {s.id for t in plan.tasks for s in t.subtasks}
+    for t in plan.tasks:
+        for dep in dict.fromkeys(t.depends_on):
+            if dep == t.id:
+                errors.append(f"task '{t.id}' depends on itself")
+            elif dep in task_ids:
+                continue
+            elif dep in subtask_ids:
+                errors.append(f"task '{t.id}' depends on '{dep}', which is a subtask; depend on its task instead")
+            else:
+                errors.append(f"task '{t.id}' depends on unknown task '{dep}'")
+    errors += [f"dependency cycle: {' -> '.join(c)}" for c in _cycles(plan)]
+    if errors:
+        raise PlanError(errors)
+
+
+def _duplicate_ids(plan: Plan) -> list[str]:
+    # Tasks and subtasks share one id space: journal entries, the twin graph and status output refer
+    # to either by bare id, so one id must never mean two things.
+    first: dict[str, str] = {}
+    errors: list[str] = []
+
+    def see(item_id: str, where: str) -> None:
+        if item_id in first:
+            errors.append(f"duplicate id '{item_id}': used by {first[item_id]} and by {where}")
+        else:
+            first[item_id] = where
+
+    for t in plan.tasks:
+        see(t.id, f"task '{t.id}'")
+        for s in t.subtasks:
+            see(s.id, f"subtask '{s.id}' of task '{t.id}'")
+    return errors
+
+
+def _role_problems(plan: Plan, known_roles: set[str]) -> list[str]:
+    known = ", ".join(sorted(known_roles)) or "none"
+    errors = [f"agent_roles lists unknown role '{r}' (known roles: {known})" for r in plan.agent_roles
+              if r not in known_roles]
+    listed = ", ".join(plan.agent_roles)
+    for t in plan.tasks:
+        role = t.assigned_role
+        if role not in known_roles:
+            errors.append(f"task '{t.id}' has unknown role '{role}' (known roles: {known})")
+        elif plan.agent_roles and role not in plan.agent_roles:
+            errors.append(f"task '{t.id}' has role '{role}', which is not listed in agent_roles ({listed})")
+    return errors
+
+
+def _edges(plan: Plan) -> dict[str, list[str]]:
+    """task id -> the known tasks it depends on (self-loops and unknown ids are reported elsewhere).
+    Two tasks sharing an id (reported elsewhere too) pool their dependencies, so a cycle through
+    either is still found."""
+    ids = {t.id for t in plan.tasks}
+    edges: dict[str, dict[str, None]] = {t.id: {} for t in plan.tasks}
+    for t in plan.tasks:
+        edges[t.id].update((d, None) for d in t.depends_on if d in ids and d != t.id)
+    return {tid: list(deps) for tid, deps in edges.items()}
+
+
+def _cycles(plan: Plan) -> list[list[str]]:
+    """Every cycle closed by a back edge of an iterative depth-first search, as a closed path
+    ``[a, b, c, a]`` where each task depends on the next. Iterative: a long chain must not hit
+    Python's recursion limit."""
+    edges = _edges(plan)
+    white, grey, black = 0, 1, 2
+    color = dict.fromkeys(edges, white)
+    cycles: list[list[str]] = []
+    for root in edges:
+        if color[root] != white:
+            continue
+        color[root] = grey
+        path = [root]
+        stack = [iter(edges[root])]
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                color[path.pop()] = black
+                stack.pop()
+            elif color[nxt] == white:
+                color[nxt] = grey
+                path.append(nxt)
+                stack.append(iter(edges[nxt]))
+            elif color[nxt] == grey:
+                cycles.append([*path[path.index(nxt):], nxt])
+    return cycles
+
+
+# --- ordering -------------------------------------------------------------------------------------
+
+
+def topological_order(plan: Plan) -> list[str]:
+    """Task ids so that every task comes after its dependencies; among tasks free to go, lower
+    priority first, then plan order (Kahn's algorithm). Raises :class:`PlanError` on a cycle."""
+    edges = _edges(plan)
+    position = {t.id: (t.priority, i) for i, t in enumerate(plan.tasks)}
+    dependents: dict[str, list[str]] = {tid: [] for tid in edges}
+    waiting = {tid: len(deps) for tid, deps in edges.items()}
+    for tid, deps in edges.items():
+        for d in deps:
+            dependents[d].append(tid)
+    ready = [(position[tid], tid) for tid, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        _, tid = heapq.heappop(ready)
+        order.append(tid)
+        for dep in dependents[tid]:
+            waiting[dep] -= 1
+            if waiting[dep] == 0:
+                heapq.heappush(ready, (position[dep], dep))
+    if len(order) < len(edges):
+        cycles = _cycles(plan)
+        raise PlanError([f"dependency cycle: {' -> '.join(c)}" for c in cycles])
+    return order
+
+
+def critical_path(durations: dict[str, float], plan: Plan) -> tuple[float, list[str]]:
+    """The longest chain of dependent tasks by summed duration: no schedule, however many agents,
+    finishes sooner. Returns its length and its task ids in run order."""
+    missing = [t.id for t in plan.tasks if t.id not in durations]
+    if missing:
+        raise ValueError(f"no duration for task(s): {', '.join(missing)}")
+    negative = [tid for tid, d in durations.items() if d < 0]
+    if negative:
+        raise ValueError(f"negative duration for task(s): {', '.join(negative)}")
+    edges = _edges(plan)
+    finish: dict[str, float] = {}  # earliest finish with unlimited agents
+    before: dict[str, str | None] = {}  # the dependency that finishes last
+    for tid in topological_order(plan):
+        last = max(edges[tid], key=lambda d: finish[d], default=None)
+        before[tid] = last
+        finish[tid] = (finish[last] if last is not None else 0.0) + durations[tid]
+    if not finish:
+        return 0.0, []
+    end: str | None = max(finish, key=lambda tid: finish[tid])
+    length = max(finish.values())
+    path: list[str] = []
+    while end is not None:
+        path.append(end)
+        end = before[end]
+    return length, path[::-1]

@@ -1,0 +1,245 @@
+"""The run directory (SPEC §5.7): ``ACTEON_STATE_DIR/runs/<run_id>/``.
+
+    plan.json         the plan as run
+    run.json          pid, process start time, status, gateway URL (atomic writes)
+    events.jsonl      append-only journal; every line is validated on read
+    checkpoint.json   task statuses, rewritten atomically after every change
+    stats.json        the gateway's counters, snapshotted at the end (status works without the gateway)
+    agents/<agent>/   prompt, settings, logs, result of each agent session
+    summary.md        the report written when the run ends
+
+The journal is the source of truth: the checkpoint and the digital twin are projections of it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from hook import contract as c
+
+RUN_STATUSES = ("running", "done", "failed", "cancelled", "interrupted")
+
+
+class JournalError(ValueError):
+    """A journal line that does not validate; names the file and line."""
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ts: str
+    seq: int = Field(ge=0)
+
+
+class RunStarted(_Event):
+    type: Literal["run_started"] = "run_started"
+    run_id: str
+    plan_id: str
+    engine: str
+    pid: int
+    resumed: bool = False
+
+
+class TaskStatusChanged(_Event):
+    type: Literal["task_status"] = "task_status"
+    task_id: str
+    status: Literal["pending", "ready", "running", "done", "failed", "skipped", "blocked", "cancelled"]
+    reason: str = ""
+
+
+class SubtaskStarted(_Event):
+    type: Literal["subtask_started"] = "subtask_started"
+    task_id: str
+    subtask_id: str
+    agent_id: str
+    engine: str
+
+
+class SubtaskFinished(_Event):
+    type: Literal["subtask_finished"] = "subtask_finished"
+    task_id: str
+    subtask_id: str
+    agent_id: str
+    ok: bool
+    returncode: int | None = None
+    timed_out: bool = False
+    duration_s: float = 0.0
+    detail: str = ""
+
+
+class Note(_Event):
+    """Anything else worth keeping in order (refiner decisions, alerts: later issues add typed events)."""
+
+    type: Literal["note"] = "note"
+    kind: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunFinished(_Event):
+    type: Literal["run_finished"] = "run_finished"
+    status: Literal["done", "failed", "cancelled", "interrupted"]
+    reason: str = ""
+
+
+Event = Annotated[
+    RunStarted | TaskStatusChanged | SubtaskStarted | SubtaskFinished | Note | RunFinished,
+    Field(discriminator="type"),
+]
+_EVENT: TypeAdapter[Any] = TypeAdapter(Event)
+
+
+def write_atomic(path: Path, data: Any) -> None:
+    """Write JSON so that a reader (or a crash) never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2, default=str)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class RunDir:
+    def __init__(self, state_dir: Path, run_id: str) -> None:
+        self.run_id = run_id
+        self.path = state_dir / "runs" / run_id
+        self._seq: int | None = None
+
+    # --- files -------------------------------------------------------------------------------------
+    @property
+    def plan_file(self) -> Path:
+        return self.path / "plan.json"
+
+    @property
+    def journal_file(self) -> Path:
+        return self.path / "events.jsonl"
+
+    @property
+    def checkpoint_file(self) -> Path:
+        return self.path / "checkpoint.json"
+
+    @property
+    def run_file(self) -> Path:
+        return self.path / "run.json"
+
+    @property
+    def stats_file(self) -> Path:
+        return self.path / "stats.json"
+
+    @property
+    def summary_file(self) -> Path:
+        return self.path / "summary.md"
+
+    def agent_dir(self, agent_id: str) -> Path:
+        d = self.path / "agents" / agent_id
+        d.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return d
+
+    def create(self) -> None:
+        # Owner-only: agent settings (with the hook configuration) and logs live here.
+        self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+    def exists(self) -> bool:
+        return self.run_file.exists()
+
+    # --- run.json ----------------------------------------------------------------------------------
+    def read_run(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.run_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise JournalError(f"{self.run_file}: no such run") from None
+        except ValueError as e:
+            raise JournalError(f"{self.run_file}: not valid JSON ({e})") from None
+        if not isinstance(data, dict):
+            raise JournalError(f"{self.run_file}: not a JSON object")
+        return data
+
+    def write_run(self, **fields: Any) -> dict[str, Any]:
+        data = self.read_run() if self.run_file.exists() else {"run_id": self.run_id}
+        data.update(fields)
+        write_atomic(self.run_file, data)
+        return data
+
+    # --- journal -----------------------------------------------------------------------------------
+    def read_events(self) -> list[Any]:
+        """Every journal event, validated; a bad line is an error naming its line number."""
+        if not self.journal_file.exists():
+            return []
+        events = []
+        with self.journal_file.open(encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    events.append(_EVENT.validate_json(line))
+                except ValidationError as e:
+                    first = e.errors()[0]
+                    where = ".".join(str(x) for x in first["loc"])
+                    raise JournalError(f"{self.journal_file}:{number}: {where}: {first['msg']}") from None
+        return events
+
+    def append(self, event: BaseModel) -> None:
+        """Append one event (fsync'd: the journal is what a resume trusts)."""
+        line = event.model_dump_json() + "\n"
+        fd = os.open(self.journal_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, line.encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def next_seq(self) -> int:
+        if self._seq is None:
+            events = self.read_events()
+            self._seq = (events[-1].seq + 1) if events else 0
+        seq = self._seq
+        self._seq += 1
+        return seq
+
+    def record(self, cls: type[BaseModel], **fields: Any) -> BaseModel:
+        event = cls(ts=now_iso(), seq=self.next_seq(), **fields)
+        self.append(event)
+        return event
+
+    # --- checkpoint --------------------------------------------------------------------------------
+    def write_checkpoint(self, statuses: dict[str, str]) -> None:
+        write_atomic(self.checkpoint_file, {"run_id": self.run_id, "updated": now_iso(), "tasks": statuses})
+
+    def task_statuses(self) -> dict[str, str]:
+        """Replay the journal: the last status of every task (the checkpoint is only a cache of this)."""
+        statuses: dict[str, str] = {}
+        for ev in self.read_events():
+            if isinstance(ev, TaskStatusChanged):
+                statuses[ev.task_id] = ev.status
+        return statuses
+
+
+def runs_root(state_dir: Path) -> Path:
+    return state_dir / "runs"
+
+
+def list_runs(state_dir: Path) -> list[RunDir]:
+    root = runs_root(state_dir)
+    if not root.is_dir():
+        return []
+    dirs = [RunDir(state_dir, p.name) for p in root.iterdir() if (p / "run.json").exists()]
+    return sorted(dirs, key=lambda r: r.run_file.stat().st_mtime, reverse=True)
+
+
+def default_state_dir() -> Path:
+    return Path(os.environ.get(c.ENV_STATE_DIR) or c.DEFAULT_STATE_DIR).absolute()

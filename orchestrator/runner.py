@@ -1,0 +1,183 @@
+"""One swarm run, start to finish (SPEC §5.5–§5.7).
+
+Sets the run up in the gateway (role tool allowlists, blocked commands, quota), schedules the plan's
+tasks as agent sessions, journals every change, and on the way out snapshots the gateway's counters and
+writes the summary. SIGTERM/SIGINT (what ``acteon-swarm cancel`` sends) cancel the run: every agent's
+process group is killed and the run ends ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orchestrator import rundir as R
+from orchestrator.config import SwarmConfig
+from orchestrator.engines import EngineError, SubtaskContext, get_engine
+from orchestrator.gatewayclient import GatewayClient
+from orchestrator.plan import Plan, Task, save_plan
+from orchestrator.process import process_start_time
+from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
+from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
+
+Progress = Callable[[str, str, str], None]  # (task id, status, reason)
+
+
+@dataclass
+class RunOptions:
+    engine: str
+    state_dir: Path
+    gateway_url: str
+    admin_key: str
+    max_agents: int | None = None
+    subtask_timeout_s: float = 900.0
+    resume: bool = False
+    extra_rules: list[dict[str, Any]] = field(default_factory=list)  # more per-run rules (the demo's)
+    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+@dataclass
+class RunReport:
+    run_id: str
+    status: str
+    tasks: dict[str, str]
+    stats: dict[str, Any]
+    peak_running: int
+
+
+class Run:
+    def __init__(self, plan: Plan, cfg: SwarmConfig, roles: dict[str, Role], opts: RunOptions, run_id: str,
+                 progress: Progress | None = None) -> None:
+        self.plan, self.cfg, self.roles, self.opts = plan, cfg, roles, opts
+        self.dir = R.RunDir(opts.state_dir, run_id)
+        self.run_id = run_id
+        self.progress = progress
+        # A subtask with a command runs on the command engine whatever the run's engine; prompts go to the
+        # AI engine (claude or gemini).
+        self.command_engine = get_engine("command")
+        self.ai_engine = None if opts.engine == "command" else get_engine(opts.engine)
+        self.client = GatewayClient(opts.gateway_url, opts.admin_key)
+        self.cancel_reason: str | None = None
+        self.scheduler: Scheduler | None = None
+        self._tasks = {t.id: t for t in plan.tasks}
+        self._agent_key = ""
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+    async def execute(self) -> RunReport:
+        self.dir.create()
+        if self.opts.resume:
+            self._agent_key = await self.client.mint_key(self.run_id)
+        else:
+            save_plan(self.plan, self.dir.plan_file)
+            rules = (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
+                     + self.opts.extra_rules)
+            quota = quota_for(self.plan.estimated_actions, self.plan.scope.max_duration_minutes,
+                              self.cfg.defaults.quota_max_actions)
+            self._agent_key = await self.client.create_run(self.run_id, rules, quota)
+        pid = os.getpid()
+        self.dir.write_run(pid=pid, process_start_time=process_start_time(pid), status="running",
+                           gateway_url=self.opts.gateway_url, engine=self.opts.engine, plan_id=self.plan.id,
+                           objective=self.plan.objective, started_at=R.now_iso(), finished_at=None)
+        self.dir.record(R.RunStarted, run_id=self.run_id, plan_id=self.plan.id, engine=self.opts.engine, pid=pid,
+                        resumed=self.opts.resume)
+        initial: dict[str, Any] | None = self.dir.task_statuses() if self.opts.resume else None
+        specs = [TaskSpec(id=t.id, role=t.assigned_role, priority=t.priority, depends_on=tuple(t.depends_on),
+                          order=i) for i, t in enumerate(self.plan.tasks)]
+        caps = {name: r.max_concurrent for name, r in self.roles.items() if r.max_concurrent}
+        max_agents = min(self.opts.max_agents or self.plan.scope.max_agents, self.plan.scope.max_agents)
+        self.scheduler = Scheduler(specs, max_agents=max_agents, role_caps=caps, run_task=self._run_task,
+                                   on_change=self._on_change, initial=initial)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.cancel, f"cancelled ({signal.Signals(sig).name})")
+        deadline = time.monotonic() + self.plan.scope.max_duration_minutes * 60
+        try:
+            statuses = await self.scheduler.run(deadline=deadline)
+        finally:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(sig)
+        return await self._finish(dict(statuses))
+
+    def cancel(self, reason: str) -> None:
+        self.cancel_reason = reason
+        if self.scheduler is not None:
+            self.scheduler.cancel(reason)
+
+    async def _finish(self, statuses: dict[str, str]) -> RunReport:
+        if self.cancel_reason:
+            status = "cancelled"
+        elif all(s in ("done", "skipped") for s in statuses.values()):
+            status = "done"
+        else:
+            status = "failed"
+        stats: dict[str, Any] = {}
+        with contextlib.suppress(Exception):  # the gateway may be gone; status then shows the journal only
+            stats = await self.client.stats(self.run_id)
+            R.write_atomic(self.dir.stats_file, stats)
+        self.dir.record(R.RunFinished, status=status, reason=self.cancel_reason or "")
+        self.dir.write_run(status=status, finished_at=R.now_iso())
+        self.dir.summary_file.write_text(summary(self.plan, self.run_id, status, statuses, stats), encoding="utf-8")
+        await self.client.aclose()
+        peak = self.scheduler.peak_running if self.scheduler else 0
+        return RunReport(self.run_id, status, statuses, stats, peak)
+
+    # --- tasks -------------------------------------------------------------------------------------
+    def _on_change(self, task_id: str, status: str, reason: str) -> None:
+        self.dir.record(R.TaskStatusChanged, task_id=task_id, status=status, reason=reason)
+        if self.scheduler is not None:
+            self.dir.write_checkpoint(dict(self.scheduler.statuses))
+        if self.progress:
+            self.progress(task_id, status, reason)
+
+    async def _run_task(self, spec: TaskSpec) -> TaskOutcome:
+        task = self._tasks[spec.id]
+        for sub in task.subtasks:  # subtasks of a task run in order
+            agent_id = f"{task.id}.{sub.id}"
+            self.dir.record(R.SubtaskStarted, task_id=task.id, subtask_id=sub.id, agent_id=agent_id,
+                            engine="command" if sub.command is not None else self.opts.engine)
+            ctx = SubtaskContext(
+                run_id=self.run_id, agent_id=agent_id, role=task.assigned_role, task_id=task.id, subtask_id=sub.id,
+                prompt=self._prompt(task, sub) if sub.prompt is not None else None, command=sub.command,
+                workdir=Path(self.plan.scope.working_directory), agent_dir=self.dir.agent_dir(agent_id),
+                gateway_url=self.opts.gateway_url, agent_key=self._agent_key,
+                timeout_s=float(sub.timeout_seconds or self.opts.subtask_timeout_s), client=self.client,
+                base_env=self.opts.env,
+            )
+            try:
+                engine = self.command_engine if sub.command is not None else self.ai_engine
+                if engine is None:
+                    raise EngineError(f"subtask {sub.id} has a prompt but the run's engine is 'command'; "
+                                      "use --engine claude or gemini")
+                result = await engine.run_subtask(ctx)
+            except EngineError as e:
+                self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=sub.id, agent_id=agent_id, ok=False,
+                                detail=str(e))
+                return TaskOutcome("failed", str(e))
+            self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=sub.id, agent_id=agent_id, ok=result.ok,
+                            returncode=result.returncode, timed_out=result.timed_out, duration_s=result.duration_s,
+                            detail=result.detail[:2000])
+            if not result.ok:
+                return TaskOutcome("failed", f"{sub.id}: {result.detail}"[:500])
+        return TaskOutcome("done")
+
+    def _prompt(self, task: Task, sub: Any) -> str:
+        role = self.roles[task.assigned_role]
+        return render_prompt(role, task=task, subtask=sub, plan=self.plan, findings=[])
+
+
+def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stats: dict[str, Any]) -> str:
+    lines = [f"# Swarm run {run_id}: {status}", "", f"**Objective:** {plan.objective}", "", "## Tasks", "",
+             "| task | role | status |", "|---|---|---|"]
+    for t in plan.tasks:
+        lines.append(f"| {t.id} — {t.name} | {t.assigned_role} | {statuses.get(t.id, 'pending')} |")
+    if stats:
+        lines += ["", "## Gateway", ""]
+        lines += [f"- {k.replace('_', ' ')}: {v}" for k, v in stats.items() if k != "run_id"]
+    return "\n".join(lines) + "\n"

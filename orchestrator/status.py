@@ -1,0 +1,70 @@
+"""``acteon-swarm status``: what a run is doing, from its directory plus the gateway's counters (live when
+the gateway answers, else the snapshot taken at the end of the run)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from orchestrator import rundir as R
+
+TASK_STATES = ("done", "running", "ready", "pending", "failed", "skipped", "blocked", "cancelled")
+STAT_LINES = (
+    (("dispatched", "Total dispatched"), ("executed", "Executed"), ("suppressed", "Suppressed"),
+     ("throttled", "Throttled"), ("deduplicated", "Deduplicated")),
+    (("pending_approval", "Pending approval"), ("quota_exceeded", "Quota exceeded"), ("rerouted", "Rerouted"),
+     ("cancelled", "Cancelled")),
+)
+
+
+def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
+    run = rd.read_run()
+    plan = json.loads(rd.plan_file.read_text(encoding="utf-8")) if rd.plan_file.exists() else {}
+    statuses = rd.task_statuses()
+    tasks = [{"id": t["id"], "name": t.get("name", ""), "role": t.get("assigned_role", ""),
+              "status": statuses.get(t["id"], "pending")} for t in plan.get("tasks", [])]
+    counts = {s: sum(1 for t in tasks if t["status"] == s) for s in TASK_STATES}
+    stats = live_stats
+    source = "live"
+    if stats is None:
+        source = "snapshot"
+        stats = json.loads(rd.stats_file.read_text(encoding="utf-8")) if rd.stats_file.exists() else {}
+    started = run.get("started_at")
+    ended = run.get("finished_at")
+    elapsed = _elapsed(started, ended)
+    return {"run_id": rd.run_id, "status": run.get("status"), "objective": run.get("objective"),
+            "engine": run.get("engine"), "started_at": started, "finished_at": ended, "elapsed_s": elapsed,
+            "tasks": tasks, "task_counts": counts, "stats": stats, "stats_source": source,
+            "gateway_url": run.get("gateway_url")}
+
+
+def _elapsed(started: str | None, ended: str | None) -> float | None:
+    if not started:
+        return None
+    t0 = datetime.fromisoformat(started)
+    t1 = datetime.fromisoformat(ended) if ended else datetime.now(UTC)
+    return max(0.0, (t1 - t0).total_seconds())
+
+
+def _clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    s = int(seconds)
+    return f"{s // 3600}h{s % 3600 // 60:02d}m{s % 60:02d}s" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+def render(info: dict[str, Any]) -> str:
+    counts = info["task_counts"]
+    task_part = " · ".join(f"{counts[k]} {k}" for k in ("done", "running", "pending", "failed", "skipped")
+                           ) + (f" · {counts['blocked']} blocked" if counts["blocked"] else "")
+    lines = [f"Swarm run: {info['run_id']} ({info['status']}, {_clock(info['elapsed_s'])})   tasks: {task_part}"]
+    stats = info["stats"]
+    if stats:
+        for group in STAT_LINES:
+            lines.append("  " + "   ".join(f"{label}: {int(stats.get(key, 0))}" for key, label in group))
+    else:
+        lines.append("  (no gateway counters: the gateway is unreachable and no snapshot was taken)")
+    for t in info["tasks"]:
+        lines.append(f"    {t['status']:<9} {t['id']:<16} {t['role']:<10} {t['name']}")
+    return "\n".join(lines)

@@ -1,0 +1,171 @@
+"""swarm.toml (SPEC §5.3): defaults, every section, and unknown keys refused at every depth."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orchestrator.config import ConfigError, SwarmConfig, load_config, parse_config
+
+FULL = """
+[acteon]
+endpoint = "http://127.0.0.1:9090"
+namespace = "team-a"
+
+[defaults]
+engine = "gemini"
+max_agents = 4
+max_duration_minutes = 30
+subtask_timeout_seconds = 300
+enable_refiner = false
+quota_max_actions = 500
+
+[safety]
+require_plan_approval = false
+blocked_commands = ['^terraform\\s+destroy', 'kubectl delete']
+approval_timeout_seconds = 120
+
+[[roles]]
+name = "coder"
+max_concurrent = 2
+
+[[roles]]
+name = "doc-writer"
+description = "writes documentation"
+system_prompt_template = "Write docs for {{ task.name }}."
+allowed_tools = ["Read", "Write", "Glob"]
+can_delegate_to = ["reviewer"]
+
+[refiner]
+engine = "claude"
+model = "claude-haiku"
+timeout_seconds = 30
+
+[memory]
+enabled = false
+max_injected_chars = 2000
+
+[graph]
+enabled = false
+
+[adversarial]
+enabled = true
+max_rounds = 3
+
+[eval_harness]
+enabled = true
+command = "pytest -q"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "swarm.toml"
+    path.write_text(text)
+    return path
+
+
+def errors(tmp_path: Path, text: str) -> list[str]:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert all(e.startswith(f"{path}: ") for e in info.value.errors)
+    return [e.removeprefix(f"{path}: ") for e in info.value.errors]
+
+
+def test_no_file_means_defaults(tmp_path: Path) -> None:
+    for cfg in (load_config(None), load_config(tmp_path / "absent.toml"), load_config(write(tmp_path, ""))):
+        assert cfg == SwarmConfig()
+    cfg = SwarmConfig()
+    assert cfg.acteon.endpoint is None and cfg.acteon.namespace == "acteon-swarm"
+    assert (cfg.defaults.engine, cfg.defaults.max_agents, cfg.defaults.max_duration_minutes) == ("claude", 8, 60)
+    assert cfg.defaults.subtask_timeout_seconds == 900 and cfg.defaults.enable_refiner is True
+    assert cfg.defaults.quota_max_actions is None
+    assert cfg.safety.require_plan_approval is True and cfg.safety.blocked_commands == []
+    assert cfg.safety.approval_timeout_seconds == 600
+    assert cfg.roles == [] and cfg.refiner.timeout_seconds == 60
+    assert cfg.memory.enabled and cfg.memory.max_injected_chars == 4000
+    assert cfg.graph.enabled and cfg.graph.store == "memory"
+    assert not cfg.adversarial.enabled and not cfg.eval_harness.enabled and cfg.eval_harness.command is None
+
+
+def test_every_section_is_read(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, FULL))
+    assert cfg.acteon.endpoint == "http://127.0.0.1:9090" and cfg.acteon.namespace == "team-a"
+    assert cfg.defaults.engine == "gemini" and cfg.defaults.max_agents == 4 and cfg.defaults.quota_max_actions == 500
+    assert cfg.safety.blocked_commands == [r"^terraform\s+destroy", "kubectl delete"]
+    assert [r.name for r in cfg.roles] == ["coder", "doc-writer"]
+    assert cfg.roles[0].max_concurrent == 2 and cfg.roles[0].allowed_tools is None  # unset: keep the built-in's
+    assert cfg.roles[1].allowed_tools == ["Read", "Write", "Glob"]
+    assert cfg.refiner.model == "claude-haiku" and cfg.refiner.timeout_seconds == 30
+    assert not cfg.memory.enabled and cfg.memory.max_injected_chars == 2000
+    assert cfg.adversarial.max_rounds == 3 and cfg.eval_harness.command == "pytest -q"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("colour = 1\n", "colour: unknown key"),
+        ("[extras]\nx = 1\n", "extras: unknown key"),
+        ("[defaults]\nmax_agentz = 4\n", "defaults.max_agentz: unknown key"),
+        ("[safety]\nblocked_command = ['rm']\n", "safety.blocked_command: unknown key"),
+        ("[[roles]]\nname = 'coder'\nallowed_tool = ['Read']\n", "roles.0.allowed_tool: unknown key"),
+        ("[memory]\nsize = 3\n", "memory.size: unknown key"),
+        ("[graph]\nstorage = 'x'\n", "graph.storage: unknown key"),
+        ("[adversarial]\nrounds = 3\n", "adversarial.rounds: unknown key"),
+        ("[eval_harness]\ncmd = 'x'\n", "eval_harness.cmd: unknown key"),
+        ("[refiner]\nmodle = 'x'\n", "refiner.modle: unknown key"),
+        ("[acteon]\nurl = 'http://x'\n", "acteon.url: unknown key"),
+    ],
+)
+def test_unknown_keys_are_errors_at_every_depth(tmp_path: Path, text: str, expected: str) -> None:
+    assert errors(tmp_path, text) == [expected]
+
+
+def test_all_problems_are_reported_together(tmp_path: Path) -> None:
+    found = errors(tmp_path, "[defaults]\nmax_agentz = 4\nmax_agents = 0\nengine = 'gpt'\n[safety]\nfoo = 1\n")
+    assert len(found) == 4
+    assert "defaults.max_agentz: unknown key" in found and "safety.foo: unknown key" in found
+    assert any(e.startswith("defaults.max_agents: ") and "(got 0)" in e for e in found)
+    assert any(e.startswith("defaults.engine: ") and "'gpt'" in e for e in found)
+
+
+def test_values_are_strictly_typed(tmp_path: Path) -> None:
+    (msg,) = errors(tmp_path, "[defaults]\nmax_agents = '8'\n")
+    assert msg.startswith("defaults.max_agents: ")
+    (msg,) = errors(tmp_path, "[safety]\nrequire_plan_approval = 'no'\n")
+    assert msg.startswith("safety.require_plan_approval: ")
+
+
+def test_blocked_commands_must_be_valid_regexes(tmp_path: Path) -> None:
+    (msg,) = errors(tmp_path, "[safety]\nblocked_commands = ['ok', '(unclosed']\n")
+    assert msg.startswith("safety.blocked_commands.1: bad regex '(unclosed'")
+
+
+def test_toml_syntax_errors_name_the_line(tmp_path: Path) -> None:
+    (msg,) = errors(tmp_path, "[defaults]\nmax_agents = 4\nengine = \n")
+    assert msg.startswith("invalid TOML: ") and "line 3" in msg
+
+
+def test_role_names_and_duplicates(tmp_path: Path) -> None:
+    (msg,) = errors(tmp_path, "[[roles]]\nname = 'Code Writer'\n")
+    assert msg.startswith("roles.0.name: ")
+    (msg,) = errors(tmp_path, "[[roles]]\nname = 'a'\n[[roles]]\nname = 'a'\n")
+    assert msg == "role(s) defined more than once in [[roles]]: a"
+    (msg,) = errors(tmp_path, "[[roles]]\ndescription = 'x'\n")
+    assert msg == "roles.0.name: missing required key"
+
+
+def test_cross_field_and_range_checks(tmp_path: Path) -> None:
+    (msg,) = errors(tmp_path, "[eval_harness]\nenabled = true\n")
+    assert msg == "eval_harness: 'command' is required when the eval harness is enabled"
+    (msg,) = errors(tmp_path, "[acteon]\nendpoint = 'localhost:8080'\n")
+    assert msg.startswith("acteon.endpoint: expected an http:// or https:// URL")
+    (msg,) = errors(tmp_path, "[defaults]\nquota_max_actions = 0\n")
+    assert msg.startswith("defaults.quota_max_actions: ")
+
+
+def test_parse_config_names_its_source() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config({"defaults": {"nope": 1}}, "inline")
+    assert info.value.errors == ["inline: defaults.nope: unknown key"]
