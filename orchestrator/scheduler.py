@@ -119,7 +119,11 @@ class Scheduler:
     # ------------------------------------------------------------------------------------------ the loop
 
     async def run(self, deadline: float | None = None, now: Callable[[], float] = time.monotonic) -> dict[str, Status]:
-        """Run until nothing can start and nothing runs; ``deadline`` is a ``now()`` value."""
+        """Run until nothing can start and nothing runs, and return the final statuses.
+
+        ``deadline`` is a ``now()`` value. Between state changes the loop sleeps at most until the deadline,
+        taking ``now()`` differences as seconds; an injected clock is also consulted after every change.
+        """
         if self._started:
             raise RuntimeError("Scheduler.run can only be called once")
         self._started = True

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from orchestrator.process import group_alive
 from tests.support import ROOT, gateway_process, wait_until
 
 ADMIN = "orchestrator-test-admin"
@@ -55,6 +56,26 @@ def write_plan(tmp_path: Path, data: dict[str, Any]) -> Path:
     p = tmp_path / "plan.json"
     p.write_text(json.dumps(data))
     return p
+
+
+def groups_of(marker: str) -> set[int]:
+    """The process groups of every process whose command line carries the marker (the agents)."""
+    out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    groups = set()
+    for pid in out:
+        try:
+            groups.add(os.getpgid(int(pid)))
+        except ProcessLookupError:
+            pass
+    return groups
+
+
+def kill_groups(groups: set[int]) -> None:
+    for g in groups:
+        try:
+            os.killpg(g, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def journal(state: Path, run_id: str) -> list[dict[str, Any]]:
@@ -120,21 +141,22 @@ def test_cancel_stops_every_agent_within_5s_and_the_gateway_refuses_the_run(tmp_
     try:
         wait_until(lambda: sum(e["type"] == "subtask_started" for e in journal(state, "cancel-run")) == 2,
                    timeout_s=30, what="both agents to start")
-        wait_until(lambda: subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 0,
-                   what="agent processes")
+        wait_until(lambda: len(groups_of(marker)) == 2, what="both agents' process groups")
+        agent_groups = groups_of(marker)
         t0 = time.monotonic()
         r = cli("cancel", "--run", "cancel-run", "--state-dir", str(state), "--json", env=gw)
         assert r.returncode == 0, r.stderr
         result = json.loads(r.stdout)
         assert result == {"run_id": "cancel-run", "gateway": "cancelled", "orchestrator": "cancelled"}
-        wait_until(lambda: subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode != 0,
-                   timeout_s=5, what="every agent process to be gone")
+        # Every process of both agents' groups (children included), not only the ones we can name.
+        wait_until(lambda: not any(group_alive(g) for g in agent_groups), timeout_s=5,
+                   what="every agent process group to be gone")
         assert time.monotonic() - t0 < 5 + 1  # within 5 s of the cancel (plus process start of the CLI)
         proc.wait(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
-        subprocess.run(["pkill", "-9", "-f", marker])
+        kill_groups(groups_of(marker))
     statuses = {e["task_id"]: e["status"] for e in journal(state, "cancel-run") if e["type"] == "task_status"}
     assert statuses == {"a": "cancelled", "b": "cancelled", "c": "cancelled"}
     # the gateway refuses the run from now on
@@ -153,16 +175,18 @@ def test_kill_9_then_resume_never_reruns_finished_tasks(tmp_path: Path, gw) -> N
         task("c", "echo run >> c.log"),
     ]))
     proc = start_cli("run", "--plan", str(p), "--state-dir", str(state), "--run-id", "resume-run", "--json", env=gw)
+    orphans: set[int] = set()
     try:
         wait_until(lambda: any(e["type"] == "subtask_started" and e["task_id"] == "b"
                                for e in journal(state, "resume-run")), timeout_s=30, what="task b to start")
         wait_until(lambda: (ws / "c.log").exists() and any(
             e["type"] == "task_status" and e["task_id"] == "c" and e["status"] == "done"
             for e in journal(state, "resume-run")), what="task c to finish")
+        orphans = groups_of(marker)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     finally:
-        subprocess.run(["pkill", "-9", "-f", marker])  # the orphaned agent of the killed orchestrator
+        kill_groups(orphans | groups_of(marker))  # the killed orchestrator's orphaned agent, children included
     (ws / "go").touch()
     r = cli("run", "--resume", "resume-run", "--state-dir", str(state), "--json", env=gw)
     assert r.returncode == 0, r.stderr

@@ -181,6 +181,7 @@ async def test_a_failed_parent_blocks_its_dependents_transitively() -> None:
                       ("d", "coder", 1, ())), gated=False, fail={"a"})
     statuses = await h.scheduler.run()
     assert statuses == {"a": "failed", "b": "blocked", "c": "blocked", "d": "done"}
+    assert [s for i, s, _ in h.journal if i == "a"] == ["ready", "running", "failed"]
     assert h.reason("b") == "dependency a is failed"
     assert "dependency b is blocked" in h.reason("c") and "dependency a is failed" in h.reason("c")
     assert ("c", "blocked", h.reason("c")) in h.journal
