@@ -3,6 +3,7 @@ cancel (process groups gone within 5 s), and resume after kill -9."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -63,19 +64,15 @@ def groups_of(marker: str) -> set[int]:
     out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
     groups = set()
     for pid in out:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             groups.add(os.getpgid(int(pid)))
-        except ProcessLookupError:
-            pass
     return groups
 
 
 def kill_groups(groups: set[int]) -> None:
     for g in groups:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(g, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def journal(state: Path, run_id: str) -> list[dict[str, Any]]:
