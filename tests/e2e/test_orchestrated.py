@@ -1,0 +1,65 @@
+"""The orchestrator driving the real ``claude`` binary: a 3-task plan with a dependency, two agents in
+parallel through the hook and the gateway, a blocked call visible in status, a clean finish."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e.fake_models import Script, fake_model
+from tests.support import ROOT
+
+pytestmark = pytest.mark.e2e
+
+
+def test_claude_plan_runs_two_agents_in_parallel_behind_the_gateway(claude_bin, sandbox) -> None:
+    ws, home = sandbox.workspace, sandbox.home
+    precious = sandbox.precious()
+    plan = {
+        "id": "e2e-plan", "objective": "three tasks", "status": "approved", "estimated_actions": 40,
+        "scope": {"working_directory": str(ws), "max_agents": 2},
+        "tasks": [
+            {"id": "a", "name": "write a", "assigned_role": "coder",
+             "subtasks": [{"id": "a1", "name": "a", "prompt": "MARKER-TASK-A write a.txt"}]},
+            {"id": "b", "name": "tidy", "assigned_role": "coder",
+             "subtasks": [{"id": "b1", "name": "b", "prompt": "MARKER-TASK-B tidy up"}]},
+            {"id": "c", "name": "copy", "assigned_role": "coder", "depends_on": ["a"],
+             "subtasks": [{"id": "c1", "name": "c", "prompt": "MARKER-TASK-C copy a.txt"}]},
+        ],
+    }
+    (sandbox.root / "plan.json").write_text(json.dumps(plan))
+    script = Script(steps=[], subagents={
+        "MARKER-TASK-A": [[("Bash", {"command": "echo a > a.txt", "description": "a"})]],
+        "MARKER-TASK-B": [[("Bash", {"command": f"rm -rf {precious}", "description": "b"})],
+                          [("Bash", {"command": "echo b > b.txt", "description": "b"})]],
+        "MARKER-TASK-C": [[("Bash", {"command": "cat a.txt > c.txt", "description": "c"})]],
+    })
+    state = sandbox.root / "state"
+    with fake_model(script) as model:
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(ROOT),
+               "ANTHROPIC_BASE_URL": model, "ANTHROPIC_API_KEY": "sk-ant-fake",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+               "ACTEON_CLAUDE_BIN": claude_bin}
+        r = subprocess.run([sys.executable, "-m", "orchestrator.cli", "run", "--plan", str(sandbox.root / "plan.json"),
+                            "--engine", "claude", "--state-dir", str(state), "--run-id", "claude-e2e", "--json"],
+                           capture_output=True, text=True, env=env, cwd=ws, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    report = json.loads(r.stdout)
+    assert report["status"] == "done" and report["tasks"] == {"a": "done", "b": "done", "c": "done"}
+    assert (ws / "c.txt").read_text() == "a\n" and (ws / "b.txt").read_text() == "b\n"
+    assert (precious / "data.txt").read_text() == "keep me"
+    # a and b ran at the same time: both agents started before either finished
+    events = [json.loads(line) for line in (state / "runs" / "claude-e2e" / "events.jsonl").read_text().splitlines()]
+    kinds = [(e["type"], e.get("task_id")) for e in events if e["type"] in ("subtask_started", "subtask_finished")]
+    assert {kinds[0], kinds[1]} == {("subtask_started", "a"), ("subtask_started", "b")}
+    assert report["peak_running"] == 2
+    status = subprocess.run([sys.executable, "-m", "orchestrator.cli", "status", "--run", "claude-e2e",
+                             "--state-dir", str(state)], capture_output=True, text=True, env=env)
+    # four tool calls: a 1, b 2 (one blocked), c 1
+    assert "Total dispatched: 4" in status.stdout and "Executed: 3" in status.stdout
+    assert "Suppressed: 1" in status.stdout
+    assert (state / "runs" / "claude-e2e" / "summary.md").read_text().startswith("# Swarm run claude-e2e: done")
