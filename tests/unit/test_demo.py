@@ -1,4 +1,4 @@
-"""The README's main-job command: the demo decides real dispatches over HTTP on the embedded store."""
+"""The README's main-job command: a bundled plan on the command engine behind an embedded gateway."""
 
 from __future__ import annotations
 
@@ -7,16 +7,19 @@ from rich.console import Console
 from orchestrator import demo
 
 
-def test_demo_shows_each_kind_of_decision(tmp_path) -> None:
+def test_demo_runs_the_bundled_plan_and_shows_each_kind_of_decision(tmp_path) -> None:
     console = Console(record=True, width=200)
     result = demo.run(console, state_dir=tmp_path / "state")
-    outcomes = {d["note"]: d["outcome"] for d in result["decisions"]}
-    assert outcomes["ordinary work runs"] == "executed"
-    assert outcomes["mentioning danger is fine"] == "executed"
-    assert outcomes["parsed, not regexed"] == "suppressed"
-    assert outcomes["needs a human"] == "pending_approval"
-    assert outcomes["second writer waits"] == "deduplicated"
-    assert outcomes["unknown MCP: deny by default"] == "suppressed"
-    assert result["burst"].count("executed") == 12 and result["burst"].count("throttled") == 2
+    assert result["tasks"] == {"scaffold": "done", "docs": "done", "check": "done", "cleanup": "failed",
+                               "publish": "done", "fan-out": "done"}
+    stats = result["stats"]
+    assert stats["suppressed"] == 1  # the dangerous cleanup
+    assert stats["pending_approval"] == 1 and len(result["approvals"]) == 1  # publish waited for the operator
+    assert stats["throttled"] >= 1  # the fan-out hit the run's throttle and waited it out
+    assert result["peak_running"] >= 2  # tasks ran in parallel
+    workspace = tmp_path / "state" / "workspace"
+    assert (workspace / "published.txt").read_text() == "published\n"
+    assert sorted((workspace / "fanout.txt").read_text().split()) == [str(i) for i in range(8)]
     text = console.export_text()
-    assert "2 throttled" in text and "Total dispatched: 23" in text
+    assert "block-destructive-commands" in text and "the operator approves it" in text
+    assert "Total dispatched:" in text
