@@ -146,15 +146,19 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
-def write_atomic(path: Path, data: dict[str, Any]) -> None:
+def write_atomic(path: Path, data: Any, *, new_mode: int = 0o600) -> None:
+    """Write JSON so that a reader, or a crash, never sees half a file: a temp file in the same directory,
+    fsync'd, then renamed over the target. An existing file keeps its mode; a new one gets ``new_mode``."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else new_mode
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2)
+            json.dump(data, f, indent=2, default=str)
             f.write("\n")
-        if path.exists():
-            Path(tmp).chmod(stat.S_IMODE(path.stat().st_mode))
+            f.flush()
+            os.fsync(f.fileno())
         Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

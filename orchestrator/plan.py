@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import heapq
 import json
-import os
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+
+from hook.install import write_atomic
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
@@ -118,21 +118,7 @@ def load_plan(path: Path, known_roles: set[str]) -> Plan:
 
 def save_plan(plan: Plan, path: Path) -> None:
     """Write the plan atomically: readers see the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # mkstemp creates the file 0600; keep an existing file's mode, else the usual 0644.
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(plan.model_dump_json(indent=2))
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        Path(tmp).replace(path)  # os.replace: atomic on POSIX
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, plan.model_dump(mode="json"), new_mode=0o644)
 
 
 def approve(plan: Plan, by: str, now: datetime) -> Plan:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -23,6 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from hook import contract as c
+from hook.install import write_atomic
 
 RUN_STATUSES = ("running", "done", "failed", "cancelled", "interrupted")
 
@@ -96,22 +96,6 @@ Event = Annotated[
     Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[Any] = TypeAdapter(Event)
-
-
-def write_atomic(path: Path, data: Any) -> None:
-    """Write JSON so that a reader (or a crash) never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, default=str)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class RunDir:

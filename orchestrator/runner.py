@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hook.install import write_atomic
 from orchestrator import rundir as R
 from orchestrator.config import SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
@@ -120,7 +121,7 @@ class Run:
         stats: dict[str, Any] = {}
         with contextlib.suppress(Exception):  # the gateway may be gone; status then shows the journal only
             stats = await self.client.stats(self.run_id)
-            R.write_atomic(self.dir.stats_file, stats)
+            write_atomic(self.dir.stats_file, stats)
         self.dir.record(R.RunFinished, status=status, reason=self.cancel_reason or "")
         self.dir.write_run(status=status, finished_at=R.now_iso())
         self.dir.summary_file.write_text(summary(self.plan, self.run_id, status, statuses, stats), encoding="utf-8")
