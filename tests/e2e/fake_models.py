@@ -110,9 +110,16 @@ def _claude_reply(script: Script, req: dict[str, Any]) -> bytes:
 
 
 def _gemini_reply(script: Script, req: dict[str, Any]) -> bytes:
-    turn = sum(1 for c in req.get("contents", []) if c.get("role") == "model")
-    if turn < len(script.steps):
-        parts = [{"functionCall": {"name": name, "args": inp}} for name, inp in script.steps[turn]]
+    contents = req.get("contents", [])
+    steps = script.steps
+    first = next((" ".join(str(p.get("text", "")) for p in c.get("parts", []) if isinstance(p, dict))
+                  for c in contents if c.get("role") == "user"), "")
+    for marker, sub_steps in script.subagents.items():
+        if marker in first:
+            steps = sub_steps
+    turn = sum(1 for c in contents if c.get("role") == "model")
+    if turn < len(steps):
+        parts = [{"functionCall": {"name": name, "args": inp}} for name, inp in steps[turn]]
     else:
         parts = [{"text": script.final_text}]
     chunk = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],

@@ -63,3 +63,43 @@ def test_claude_plan_runs_two_agents_in_parallel_behind_the_gateway(claude_bin, 
     assert "Total dispatched: 4" in status.stdout and "Executed: 3" in status.stdout
     assert "Suppressed: 1" in status.stdout
     assert (state / "runs" / "claude-e2e" / "summary.md").read_text().startswith("# Swarm run claude-e2e: done")
+
+
+def test_gemini_plan_runs_behind_the_gateway(gemini_bin, sandbox) -> None:
+    ws, home = sandbox.workspace, sandbox.home
+    precious = sandbox.precious()
+    # The user's own Gemini settings (auth, no telemetry); the engine adds the hook as system settings.
+    (home / ".gemini").mkdir(mode=0o700)
+    (home / ".gemini" / "settings.json").write_text(json.dumps({
+        "security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False}, "model": {"name": "gemini-2.5-flash"}}))
+    plan = {
+        "id": "g-plan", "objective": "two gemini agents", "status": "approved", "estimated_actions": 20,
+        "scope": {"working_directory": str(ws), "max_agents": 2},
+        "tasks": [
+            {"id": "a", "name": "a", "assigned_role": "coder",
+             "subtasks": [{"id": "a1", "name": "a", "prompt": "MARKER-G-A write a"}]},
+            {"id": "b", "name": "b", "assigned_role": "coder", "depends_on": ["a"],
+             "subtasks": [{"id": "b1", "name": "b", "prompt": "MARKER-G-B tidy"}]},
+        ],
+    }
+    (sandbox.root / "plan.json").write_text(json.dumps(plan))
+    script = Script(steps=[], subagents={
+        "MARKER-G-A": [[("run_shell_command", {"command": "echo a > a.txt"})]],
+        "MARKER-G-B": [[("run_shell_command", {"command": f"rm -rf {precious}"})],
+                       [("run_shell_command", {"command": "cat a.txt > b.txt"})]],
+    })
+    state = sandbox.root / "state"
+    with fake_model(script) as model:
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(ROOT),
+               "GOOGLE_GEMINI_BASE_URL": model, "GEMINI_API_KEY": "fake", "GEMINI_TELEMETRY_ENABLED": "false",
+               "ACTEON_GEMINI_BIN": gemini_bin}
+        r = subprocess.run([sys.executable, "-m", "orchestrator.cli", "run", "--plan", str(sandbox.root / "plan.json"),
+                            "--engine", "gemini", "--state-dir", str(state), "--run-id", "gemini-e2e", "--json"],
+                           capture_output=True, text=True, env=env, cwd=ws, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    report = json.loads(r.stdout)
+    assert report["tasks"] == {"a": "done", "b": "done"}
+    assert (ws / "b.txt").read_text() == "a\n"
+    assert (precious / "data.txt").read_text() == "keep me"
+    assert report["stats"]["suppressed"] == 1 and report["stats"]["executed"] == 2
