@@ -119,8 +119,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         try:
-            await run_store.create(backend, c.DEFAULT_RUN_ID, agent_key_hash="", quota=None, rules=None,
-                                   rules_version="0", exist_ok=True)
+            await run_store.ensure_default(backend)
             # Other gateway processes on this Redis learn the key from it.
             await run_store.add_agent_key(backend, c.DEFAULT_RUN_ID, hash_key(default_agent_key))
             await policy.refresh_global()

@@ -13,7 +13,7 @@ from gateway.models import DispatchRequest
 from gateway.normalize import normalize
 from gateway.policy import Policy
 from gateway.rules.engine import evaluate, rewrite_input
-from gateway.store import approvals
+from gateway.store import approvals, runs
 from gateway.store.backend import Backend
 from gateway.store.decisions import StaleRules, UnknownRun, decide
 from hook import contract as c
@@ -52,7 +52,10 @@ class Dispatcher:
                 await self.policy.reload_run(req.run_id)
                 self.metrics.rule_reloads.labels("run").inc()
             except UnknownRun:
-                raise NotFound(f"run '{req.run_id}' not found") from None
+                if req.run_id != c.DEFAULT_RUN_ID:
+                    raise NotFound(f"run '{req.run_id}' not found") from None
+                # Redis was flushed or restarted empty: the default run always exists.
+                await runs.ensure_default(self.backend)
         else:  # pragma: no cover - only if rules change three times within one call
             raise NotFound(f"run '{req.run_id}' rules keep changing; try again")
 

@@ -10,8 +10,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from hook import contract as c
-
 # Run ids become part of Redis keys inside a {hash tag}: no braces, no colons, no spaces.
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 RunId = Annotated[str, StringConstraints(pattern=RUN_ID_PATTERN)]
@@ -104,5 +102,3 @@ class EventIn(_Strict):
     action_id: Ident | None = None
     error: ShortText | None = None
 
-
-OUTCOME_NAMES: tuple[str, ...] = c.OUTCOMES

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from gateway.rules import Pack, RuleError, load_dir, load_rules, merge
 from gateway.store import runs
@@ -77,7 +76,3 @@ class Policy:
         self._run_packs[run_id] = (version, pack)
         if len(self._run_packs) > 10_000:  # bounded: drop the oldest cached run
             self._run_packs.pop(next(iter(self._run_packs)))
-
-    @staticmethod
-    def validate(items: Any, source: str) -> Pack:
-        return load_rules(items, source)

@@ -46,13 +46,19 @@ def _state(state_dir: Path | None) -> Path:
     return state_dir.absolute() if state_dir else default_state_dir()
 
 
-def _admin_key(state: Path) -> str:
+def _find_admin_key(state: Path) -> str | None:
     key = os.environ.get(c.ENV_ADMIN_KEY)
     if key:
         return key
     path = state / "admin.key"
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip()
+    return path.read_text(encoding="utf-8").strip() if path.exists() else None
+
+
+def _admin_key(state: Path) -> str:
+    key = _find_admin_key(state)
+    if key:
+        return key
+    path = state / "admin.key"
     raise fail(f"no admin key: set {c.ENV_ADMIN_KEY} (or run the embedded gateway, which writes {path})")
 
 
@@ -211,7 +217,9 @@ def _live_stats(state: Path, rd: Any) -> dict[str, Any] | None:
     try:
         import httpx
 
-        key = os.environ.get(c.ENV_ADMIN_KEY) or (state / "admin.key").read_text().strip()
+        key = _find_admin_key(state)
+        if key is None:
+            return None
         r = httpx.get(f"{run['gateway_url']}{c.API_PREFIX}/runs/{rd.run_id}/stats",
                       headers={"Authorization": f"Bearer {key}"}, timeout=2)
         return dict(r.json()) if r.status_code == 200 else None

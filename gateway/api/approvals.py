@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from gateway.api.deps import Admin, Caller, State
-from gateway.errors import BadRequest
 from gateway.models import RUN_ID_PATTERN, Resolution
 from gateway.store import approvals, runs
 from hook import contract as c
@@ -62,8 +61,6 @@ async def _resolve(st: State, who: Any, approval_id: str, body: Resolution | Non
     by = body.by or who.name
     if not approve and not reason.strip():
         reason = "rejected"
-    if len(by) > 256:
-        raise BadRequest("by: too long")
     return await approvals.resolve(st.backend, approval_id, approve=approve, by=by, reason=reason)
 
 

@@ -18,10 +18,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from pydantic import ValidationError
 
-from gateway.errors import NotFound
 from gateway.models import DispatchRequest, DispatchResponse
 from gateway.state import GatewayState
-from gateway.store import runs
 from hook import contract as c
 
 
@@ -78,13 +76,5 @@ async def dispatch(request: Request) -> Response:
     except ValidationError as e:
         raise RequestValidationError([{**err, "loc": ("body", *err["loc"])} for err in e.errors()]) from None
     who.require_run(body.run_id)
-    try:
-        result = await st.dispatcher.dispatch(body, dry_run=dry_run)
-    except NotFound:
-        if body.run_id != c.DEFAULT_RUN_ID:
-            raise
-        # The default run always exists; recreate it if Redis was flushed or restarted empty.
-        await runs.create(st.backend, c.DEFAULT_RUN_ID, agent_key_hash="", quota=None, rules=None,
-                          rules_version="0", exist_ok=True)
-        result = await st.dispatcher.dispatch(body, dry_run=dry_run)
+    result = await st.dispatcher.dispatch(body, dry_run=dry_run)
     return Response(orjson.dumps(result), media_type="application/json")

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Request, Response
 from pydantic import ValidationError
 
 from gateway.api.dispatch import RawRoute
-from gateway.errors import GatewayError, NotFound
+from gateway.errors import GatewayError
 from gateway.models import DispatchRequest, EventIn
 from gateway.state import GatewayState
 from gateway.store import audit, runs
@@ -96,13 +96,13 @@ async def _handle(request: Request) -> Response:
         err = e.errors()[0]
         where = ".".join(str(x) for x in err["loc"])
         return _deny(f"acteon-swarm: malformed hook event ({where}: {err['msg']}); call blocked")
-    result = await _dispatch(st, body)
+    result = await st.dispatcher.dispatch(body, dry_run=False)
     if result[c.R_OUTCOME] == c.PENDING_APPROVAL and result.get(c.R_APPROVAL_ID):
         wait = _approval_wait(request)
         if wait > 0:
             view = await st.notifier.await_resolution(result[c.R_APPROVAL_ID], wait)
             if view["status"] == c.APPROVAL_APPROVED:
-                result = await _dispatch(st, body)
+                result = await st.dispatcher.dispatch(body, dry_run=False)
             elif view["status"] == c.APPROVAL_REJECTED:
                 return _deny(f"acteon-swarm: a human rejected this call ({view['approval_id']}), by "
                              f"{view.get('resolved_by') or 'an operator'}: {view.get('resolution_reason') or ''}")
@@ -115,17 +115,6 @@ def _approval_wait(request: Request) -> float:
         return max(0.0, min(MAX_APPROVAL_WAIT_S, float(raw)))
     except ValueError:
         return 0.0
-
-
-async def _dispatch(st: GatewayState, body: DispatchRequest) -> dict[str, Any]:
-    try:
-        return await st.dispatcher.dispatch(body, dry_run=False)
-    except NotFound:
-        if body.run_id != c.DEFAULT_RUN_ID:
-            raise
-        await runs.create(st.backend, c.DEFAULT_RUN_ID, agent_key_hash="", quota=None, rules=None,
-                          rules_version="0", exist_ok=True)
-        return await st.dispatcher.dispatch(body, dry_run=False)
 
 
 def _answer(result: dict[str, Any]) -> dict[str, Any]:

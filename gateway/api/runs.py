@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
 from gateway.api.deps import Admin, Caller, State
 from gateway.auth import hash_key, new_key
 from gateway.errors import BadRequest
-from gateway.models import RUN_ID_PATTERN, ActionType, EventIn, Outcome, RunCreate, RunCreated
+from gateway.models import RUN_ID_PATTERN, ActionType, EventIn, Outcome, RulesPut, RunCreate, RunCreated
 from gateway.rules import RuleError, parse
 from gateway.store import audit, runs
 from hook import contract as c
@@ -108,12 +108,11 @@ async def get_run_rules(run_id: RunPath, st: State, _: Admin) -> dict[str, Any]:
 
 
 @router.put("/{run_id}/rules")
-async def put_run_rules(run_id: RunPath, body: dict[str, Any], st: State, _: Admin) -> dict[str, Any]:
+async def put_run_rules(run_id: RunPath, body: RulesPut, st: State, _: Admin) -> dict[str, Any]:
     """Replace the run's own rules (``{"yaml": ...}`` or ``{"rules": [...]}``); invalid → 422, nothing changes."""
-    raw: Literal[""] | str | list[dict[str, Any]] | None = body.get("yaml") if "yaml" in body else body.get("rules")
-    if set(body) - {"yaml", "rules"} or not isinstance(raw, str | list):
-        raise BadRequest("body: expected {\"yaml\": \"...\"} or {\"rules\": [...]}")
-    items, version = _rules_items(raw, f"run:{run_id}")
+    if (body.yaml is None) == (body.rules is None):
+        raise BadRequest("body: give exactly one of 'yaml' or 'rules'")
+    items, version = _rules_items(body.yaml if body.yaml is not None else body.rules, f"run:{run_id}")
     await runs.put_run_rules(st.backend, run_id, items, version)
     await st.policy.reload_run(run_id)
     return {"run_id": run_id, "version": version if items else "0", "rules": len(items)}

@@ -81,6 +81,3 @@ async def append_event(backend: Backend, run_id: str, event: dict[str, Any]) -> 
     fields["ts"] = str(await backend.now_ms())
     return str(await backend.call(backend.redis.xadd(keys.events(run_id), fields)))
 
-
-async def count(backend: Backend, run_id: str) -> int:
-    return int(await backend.call(backend.redis.xlen(keys.audit(run_id))))

@@ -49,6 +49,12 @@ async def create(
         await backend.call(p.execute())
 
 
+async def ensure_default(backend: Backend) -> None:
+    """The default run always exists (sessions outside any run use it); idempotent."""
+    await create(backend, c.DEFAULT_RUN_ID, agent_key_hash="", quota=None, rules=None, rules_version="0",
+                 exist_ok=True)
+
+
 async def get(backend: Backend, run_id: str) -> dict[str, Any]:
     raw = await backend.call(backend.redis.hgetall(keys.run(run_id)))
     if not raw:
