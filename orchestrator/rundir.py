@@ -77,8 +77,96 @@ class SubtaskFinished(_Event):
     detail: str = ""
 
 
+class AgentStarted(_Event):
+    """An agent process started: its process group is recorded so a resume can reap it after a crash."""
+
+    type: Literal["agent_started"] = "agent_started"
+    task_id: str
+    subtask_id: str
+    agent_id: str
+    pid: int
+    pgid: int
+    start_time: int | None = None  # /proc start time: a recycled pid is never mistaken for the agent
+
+
+class ToolCall(_Event):
+    """One gateway decision on a call of this run's agents, copied from the audit stream (the agent's
+    episodic memory and the twin's ``ToolCall``). ``audit_id`` is the stream entry id: unique per run."""
+
+    type: Literal["tool_call"] = "tool_call"
+    audit_id: str
+    agent_id: str
+    task_id: str | None = None
+    tool: str
+    action_type: str = ""
+    target: str = ""  # the command, path or URL (truncated)
+    outcome: str
+    rule: str | None = None
+    reason: str | None = None
+    approval_id: str | None = None
+    at_ms: int  # gateway (Redis) time of the decision
+
+
+class ToolCompleted(_Event):
+    """A completion event reported by an agent's hook (PostToolUse / AfterTool)."""
+
+    type: Literal["tool_completed"] = "tool_completed"
+    event_id: str
+    agent_id: str
+    task_id: str | None = None
+    tool: str
+    ok: bool
+    detail: str = ""
+    at_ms: int
+
+
+class Finding(_Event):
+    """A semantic memory: something an agent (or a human, ``agent_id`` None) found, with topics."""
+
+    type: Literal["finding"] = "finding"
+    finding_id: str  # globally unique ("<run>/<n>"): later runs refer to it
+    agent_id: str | None = None
+    task_id: str | None = None
+    topics: list[str] = Field(default_factory=list)
+    text: str
+
+
+class FindingsUsed(_Event):
+    """Prior findings injected into an agent's prompt (lineage: which agent used which finding)."""
+
+    type: Literal["findings_used"] = "findings_used"
+    task_id: str
+    agent_id: str
+    finding_ids: list[str]
+
+
+class RefinerDecision(_Event):
+    """What the refiner answered after a task, as applied (a fallback to CONTINUE says why)."""
+
+    type: Literal["refiner_decision"] = "refiner_decision"
+    after_task: str
+    action: Literal["continue", "skip", "reprioritize", "add"]
+    skipped: list[str] = Field(default_factory=list)
+    priorities: dict[str, int] = Field(default_factory=dict)
+    added_task: dict[str, Any] | None = None  # the new task as JSON (a resume re-adds it to the plan)
+    reason: str = ""
+    fallback: bool = False  # True: the answer was slow, invalid or refused; CONTINUE applied instead
+    answer: str = ""  # the model's raw answer (truncated)
+
+
+class Alert(_Event):
+    """A monitor finding about an agent or the run, and what was done about it."""
+
+    type: Literal["alert"] = "alert"
+    kind: Literal["stuck", "runaway", "deadline"]
+    agent_id: str | None = None
+    task_id: str | None = None
+    detail: str
+    action: Literal["warn", "throttle", "kill"] = "warn"
+
+
 class Note(_Event):
-    """Anything else worth keeping in order (refiner decisions, alerts: later issues add typed events)."""
+    """Anything else worth keeping in order."""
 
     type: Literal["note"] = "note"
     kind: str
@@ -92,7 +180,8 @@ class RunFinished(_Event):
 
 
 Event = Annotated[
-    RunStarted | TaskStatusChanged | SubtaskStarted | SubtaskFinished | Note | RunFinished,
+    RunStarted | TaskStatusChanged | SubtaskStarted | SubtaskFinished | AgentStarted | ToolCall | ToolCompleted
+    | Finding | FindingsUsed | RefinerDecision | Alert | Note | RunFinished,
     Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[Any] = TypeAdapter(Event)
