@@ -9,6 +9,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,12 +39,14 @@ async def run_in_group(
     timeout_s: float | None,
     stdin: bytes | None = None,
     grace_s: float = 2.0,
+    on_start: Callable[[int], None] | None = None,
 ) -> ProcResult:
     """Run ``argv`` in a new session with its output in files and wait for it.
 
     On timeout or cancellation the whole process group gets SIGTERM, then SIGKILL after ``grace_s``, and the
     child is always reaped; a cancellation is re-raised afterwards. Processes the child left behind in its
-    group after a normal exit are stopped the same way, so no agent outlives its subtask.
+    group after a normal exit are stopped the same way, so no agent outlives its subtask. ``on_start`` gets
+    the child's pid (= its process group id) as soon as it exists, so a caller can journal it.
     """
     started = time.monotonic()
     stdout_path.parent.mkdir(parents=True, exist_ok=True)
@@ -61,6 +64,8 @@ async def run_in_group(
     # The child has its own copies of the file descriptors; ours are closed above.
     timed_out = False
     try:
+        if on_start is not None:
+            on_start(proc.pid)
         try:
             async with asyncio.timeout(timeout_s):
                 await proc.communicate(stdin)
@@ -141,6 +146,35 @@ def _wait_group_exit(pgid: int, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
     while group_alive(pgid) and time.monotonic() < deadline:
         time.sleep(_POLL_S)
+
+
+def reap_orphan(pgid: int, leader_start_time: int | None) -> bool:
+    """Kill what is left of an agent's process group after its orchestrator died (``kill -9``); True if
+    anything was killed. The group must still be ours: its leader alive with the recorded start time, or,
+    with the leader gone, every member started no earlier than the leader did (a recycled pid would have
+    been reused by a newer leader, which would be alive and fail the first check)."""
+    if not group_alive(pgid):
+        return False
+    leader = _read_stat(pgid)
+    if leader is not None and leader[0] not in ("Z", "X"):
+        if leader_start_time is None or int(leader[22 - 3]) != leader_start_time:
+            return False  # the pid was recycled: not our agent
+    elif leader_start_time is not None:
+        starts = _group_start_times(pgid)
+        if not starts or min(starts) < leader_start_time:
+            return False
+    kill_group(pgid)
+    return True
+
+
+def _group_start_times(pgid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _read_stat(int(entry.name))
+            if fields is not None and int(fields[5 - 3]) == pgid and fields[0] not in ("Z", "X"):
+                out.append(int(fields[22 - 3]))
+    return out
 
 
 def group_alive(pgid: int) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import time
@@ -24,7 +25,7 @@ from orchestrator.config import SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
 from orchestrator.gatewayclient import GatewayClient
 from orchestrator.plan import Plan, Task, save_plan
-from orchestrator.process import process_start_time
+from orchestrator.process import process_start_time, reap_orphan
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
 
@@ -69,11 +70,14 @@ class Run:
         self.scheduler: Scheduler | None = None
         self._tasks = {t.id: t for t in plan.tasks}
         self._agent_key = ""
+        self.agent_groups: dict[str, int] = {}  # live agents: agent id -> process group id
+        self.reaped: list[str] = []  # agents of a crashed earlier process killed by this resume
 
     # --- lifecycle ---------------------------------------------------------------------------------
     async def execute(self) -> RunReport:
         self.dir.create()
         if self.opts.resume:
+            self.reaped = self._reap_orphans()
             self._agent_key = await self.client.mint_key(self.run_id)
         else:
             save_plan(self.plan, self.dir.plan_file)
@@ -129,6 +133,25 @@ class Run:
         peak = self.scheduler.peak_running if self.scheduler else 0
         return RunReport(self.run_id, status, statuses, stats, peak)
 
+    def _reap_orphans(self) -> list[str]:
+        """Agents the crashed orchestrator started and never saw finish may still run: kill them before
+        their tasks run again, so no two copies of an agent work on the same files."""
+        started: dict[str, R.AgentStarted] = {}
+        for ev in self.dir.read_events():
+            if isinstance(ev, R.AgentStarted):
+                started[ev.agent_id] = ev
+            elif isinstance(ev, R.SubtaskFinished):
+                started.pop(ev.agent_id, None)
+        reaped = [a for a, ev in started.items() if reap_orphan(ev.pgid, ev.start_time)]
+        for agent_id in reaped:
+            self.dir.record(R.Note, kind="orphan_reaped", data={"agent_id": agent_id, "pgid": started[agent_id].pgid})
+        return reaped
+
+    def _agent_started(self, task_id: str, subtask_id: str, agent_id: str, pid: int) -> None:
+        self.agent_groups[agent_id] = pid
+        self.dir.record(R.AgentStarted, task_id=task_id, subtask_id=subtask_id, agent_id=agent_id, pid=pid,
+                        pgid=pid, start_time=process_start_time(pid))
+
     # --- tasks -------------------------------------------------------------------------------------
     def _on_change(self, task_id: str, status: str, reason: str) -> None:
         self.dir.record(R.TaskStatusChanged, task_id=task_id, status=status, reason=reason)
@@ -150,13 +173,17 @@ class Run:
                 gateway_url=self.opts.gateway_url, agent_key=self._agent_key,
                 timeout_s=float(sub.timeout_seconds or self.opts.subtask_timeout_s), client=self.client,
                 base_env=self.opts.env,
+                on_start=functools.partial(self._agent_started, task.id, sub.id, agent_id),
             )
             try:
                 engine = self.command_engine if sub.command is not None else self.ai_engine
                 if engine is None:
                     raise EngineError(f"subtask {sub.id} has a prompt but the run's engine is 'command'; "
                                       "use --engine claude or gemini")
-                result = await engine.run_subtask(ctx)
+                try:
+                    result = await engine.run_subtask(ctx)
+                finally:
+                    self.agent_groups.pop(agent_id, None)
             except EngineError as e:
                 self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=sub.id, agent_id=agent_id, ok=False,
                                 detail=str(e))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -32,6 +33,9 @@ class SubtaskContext:
     timeout_s: float
     client: GatewayClient
     base_env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    # Called with the agent's pid (= process group id) once it runs: the runner journals it so that a
+    # resume after a crash can reap an orphaned agent, and the monitor can kill a runaway one.
+    on_start: Callable[[int], None] | None = None
 
     def agent_env(self) -> dict[str, str]:
         """The agent's environment: the user's, plus its identity for the hook (its run-scoped key,

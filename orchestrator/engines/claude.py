@@ -37,7 +37,8 @@ class ClaudeEngine:
                 "--setting-sources", "", "--output-format", "json", "--no-session-persistence"]
         result = await run_in_group(argv, cwd=ctx.workdir, env=ctx.agent_env(),
                                     stdout_path=ctx.agent_dir / "output.json",
-                                    stderr_path=ctx.agent_dir / "stderr.log", timeout_s=ctx.timeout_s)
+                                    stderr_path=ctx.agent_dir / "stderr.log", timeout_s=ctx.timeout_s,
+                                    on_start=ctx.on_start)
         ok, detail = _parse(ctx, result.returncode)
         if result.timed_out:
             ok, detail = False, "timed out"

@@ -50,7 +50,7 @@ class CommandEngine:
         result = await run_in_group(
             ["bash", "-c", command], cwd=ctx.workdir, env=ctx.agent_env(),
             stdout_path=ctx.agent_dir / "stdout.log", stderr_path=ctx.agent_dir / "stderr.log",
-            timeout_s=max(0.1, remaining),
+            timeout_s=max(0.1, remaining), on_start=ctx.on_start,
         )
         ok = result.returncode == 0 and not result.timed_out
         await _report(ctx, ok, result.duration_s)

@@ -37,7 +37,8 @@ class GeminiEngine:
         env.update({"GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(settings_file), "GEMINI_CLI_TRUST_WORKSPACE": "true"})
         result = await run_in_group([found, "-p", prompt, "--yolo", "--output-format", "json"], cwd=ctx.workdir,
                                     env=env, stdout_path=ctx.agent_dir / "output.json",
-                                    stderr_path=ctx.agent_dir / "stderr.log", timeout_s=ctx.timeout_s)
+                                    stderr_path=ctx.agent_dir / "stderr.log", timeout_s=ctx.timeout_s,
+                                    on_start=ctx.on_start)
         try:
             data = json.loads((ctx.agent_dir / "output.json").read_text(encoding="utf-8") or "{}")
         except (OSError, ValueError):

@@ -16,6 +16,7 @@ from orchestrator.process import (
     is_same_process,
     kill_group,
     process_start_time,
+    reap_orphan,
     run_in_group,
 )
 
@@ -147,3 +148,29 @@ def test_a_zombie_is_not_the_same_process() -> None:
         assert not is_same_process(child.pid, start)
     finally:
         child.wait()
+
+
+def test_reap_orphan_kills_a_recorded_group_but_never_a_recycled_pid() -> None:
+    child = subprocess.Popen(["sh", "-c", "sleep 300 & sleep 300"], start_new_session=True)
+    try:
+        start = process_start_time(child.pid)
+        assert start is not None
+        # A different start time is what a recycled pid looks like: it is someone else's process.
+        assert not reap_orphan(child.pid, start + 1)
+        assert group_alive(child.pid)
+        assert reap_orphan(child.pid, start)
+        assert not group_alive(child.pid)
+        assert not reap_orphan(child.pid, start)  # already gone: nothing to do
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+
+
+async def test_on_start_gets_the_group_id_while_the_agent_runs(tmp_path: Path) -> None:
+    seen: list[int] = []
+    result = await run_in_group(["sh", "-c", "echo $$ > me.pid"], cwd=tmp_path, env=ENV,
+                                stdout_path=tmp_path / "out", stderr_path=tmp_path / "err", timeout_s=10,
+                                on_start=seen.append)
+    assert result.returncode == 0
+    assert seen == [int((tmp_path / "me.pid").read_text())]

@@ -161,7 +161,7 @@ def test_cancel_stops_every_agent_within_5s_and_the_gateway_refuses_the_run(tmp_
     assert run["status"] == "cancelled"
 
 
-def test_kill_9_then_resume_never_reruns_finished_tasks(tmp_path: Path, gw) -> None:
+def test_kill_9_then_resume_never_reruns_finished_tasks_and_reaps_the_orphan(tmp_path: Path, gw) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     state = tmp_path / "state"
@@ -174,19 +174,25 @@ def test_kill_9_then_resume_never_reruns_finished_tasks(tmp_path: Path, gw) -> N
     proc = start_cli("run", "--plan", str(p), "--state-dir", str(state), "--run-id", "resume-run", "--json", env=gw)
     orphans: set[int] = set()
     try:
-        wait_until(lambda: any(e["type"] == "subtask_started" and e["task_id"] == "b"
-                               for e in journal(state, "resume-run")), timeout_s=30, what="task b to start")
+        wait_until(lambda: any(e["type"] == "agent_started" and e["task_id"] == "b"
+                               for e in journal(state, "resume-run")), timeout_s=30, what="task b's agent to start")
         wait_until(lambda: (ws / "c.log").exists() and any(
             e["type"] == "task_status" and e["task_id"] == "c" and e["status"] == "done"
             for e in journal(state, "resume-run")), what="task c to finish")
         orphans = groups_of(marker)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
+        assert orphans and all(group_alive(g) for g in orphans)  # kill -9 leaves the agent running
+        (ws / "go").touch()
+        r = cli("run", "--resume", "resume-run", "--state-dir", str(state), "--json", env=gw)
+        assert r.returncode == 0, r.stderr
+        # The resume killed the orphaned agent (its group) before running task b again.
+        assert not any(group_alive(g) for g in orphans)
+        reaped = [e["data"]["agent_id"] for e in journal(state, "resume-run") if e["type"] == "note"
+                  and e["kind"] == "orphan_reaped"]
+        assert reaped == ["b.b-1"]
     finally:
-        kill_groups(orphans | groups_of(marker))  # the killed orchestrator's orphaned agent, children included
-    (ws / "go").touch()
-    r = cli("run", "--resume", "resume-run", "--state-dir", str(state), "--json", env=gw)
-    assert r.returncode == 0, r.stderr
+        kill_groups(orphans | groups_of(marker))  # only matters when the test fails
     assert json.loads(r.stdout)["tasks"] == {"a": "done", "b": "done", "c": "done"}
     assert (ws / "a.log").read_text() == "run\n"  # finished before the crash: not run again
     assert (ws / "c.log").read_text() == "run\n"
