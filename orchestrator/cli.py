@@ -6,9 +6,11 @@ and ``cancel`` start fast (a test checks it). Exit codes: 0 ok, 1 the run or act
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -147,11 +149,11 @@ def run(
 
         embedded = emb.start(state)
         url, admin = embedded.url, embedded.admin_key
-    progress = None if as_json else _progress_printer()
     opts = RunOptions(engine=str(engine), state_dir=state, gateway_url=url, admin_key=admin, max_agents=max_agents,
                       subtask_timeout_s=float(cfg.defaults.subtask_timeout_seconds), resume=bool(resume))
     try:
-        report = asyncio.run(Run(the_plan, cfg, roles_from_config(cfg), opts, the_run_id, progress).execute())
+        with _progress(the_plan, quiet=as_json) as progress:
+            report = asyncio.run(Run(the_plan, cfg, roles_from_config(cfg), opts, the_run_id, progress).execute())
     finally:
         if embedded is not None:
             embedded.stop()
@@ -167,20 +169,22 @@ def run(
     raise typer.Exit(0 if report.status == "done" else 1)
 
 
-def _progress_printer() -> Any:
+@contextlib.contextmanager
+def _progress(the_plan: Any, quiet: bool) -> Iterator[Any]:
+    """A live task table on a terminal, a line per change otherwise, nothing with --json."""
+    if quiet:
+        yield None
+        return
     from rich.console import Console
 
+    from orchestrator.progress import LinePrinter, LiveProgress, TaskBoard
+
     console = Console(stderr=True)
-    colours = {"done": "green", "running": "cyan", "failed": "red", "blocked": "red", "cancelled": "red",
-               "skipped": "yellow"}
-
-    def show(task_id: str, status: str, reason: str) -> None:
-        if status in ("ready", "pending"):
-            return
-        colour = colours.get(status, "white")
-        console.print(f"[{colour}]{status:<9}[/] {task_id}" + (f"  [dim]{reason}[/]" if reason else ""))
-
-    return show
+    if not console.is_terminal:
+        yield LinePrinter(console)
+        return
+    with LiveProgress(TaskBoard.for_tasks([(t.id, t.assigned_role) for t in the_plan.tasks]), console) as live:
+        yield live
 
 
 # --- status / runs / cancel ------------------------------------------------------------------------

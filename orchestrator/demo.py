@@ -46,8 +46,6 @@ def demo_plan(workspace: Path) -> dict[str, Any]:
 # The demo tightens the default pack's swarm-wide throttle (30 per minute) so it shows within seconds.
 DEMO_RULES = [{"name": "throttle-swarm-actions", "priority": 7, "action": "throttle", "limit": 6, "window_s": 2,
                "per": "run", "when": {"action_type": ["execute_command", "write_file"]}}]
-COLOURS = {"done": "green", "running": "cyan", "failed": "red", "blocked": "red", "cancelled": "red",
-           "skipped": "yellow"}
 
 
 async def _operator(client: Any, console: Console | None, seen: list[str]) -> None:
@@ -70,6 +68,7 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
     from orchestrator.config import parse_config
     from orchestrator.gatewayclient import GatewayClient
     from orchestrator.plan import Plan
+    from orchestrator.progress import LinePrinter
     from orchestrator.roles import roles_from_config
     from orchestrator.runner import Run, RunOptions
 
@@ -84,10 +83,7 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
         out.print(f"[bold]acteon-swarm demo[/] — plan '{plan.objective}', {len(plan.tasks)} tasks on the command "
                   f"engine,\ngateway on the embedded store with the default pack at {gw.url}\n")
 
-    def progress(task_id: str, status: str, reason: str) -> None:
-        if out and status not in ("ready", "pending"):
-            note = f"  [dim]{reason}[/]" if reason else ""
-            out.print(f"[{COLOURS.get(status, 'white')}]{status:<9}[/] {task_id}{note}")
+    progress = LinePrinter(out) if out else None
 
     opts = RunOptions(engine="command", state_dir=state, gateway_url=gw.url, admin_key=gw.admin_key,
                       subtask_timeout_s=60, extra_rules=DEMO_RULES)

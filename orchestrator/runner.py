@@ -14,7 +14,6 @@ import functools
 import os
 import signal
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,10 +25,9 @@ from orchestrator.engines import EngineError, SubtaskContext, get_engine
 from orchestrator.gatewayclient import GatewayClient
 from orchestrator.plan import Plan, Task, save_plan
 from orchestrator.process import process_start_time, reap_orphan
+from orchestrator.progress import Progress
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
-
-Progress = Callable[[str, str, str], None]  # (task id, status, reason)
 
 
 @dataclass
