@@ -107,6 +107,8 @@ def run(
     max_agents: Annotated[int | None, typer.Option("--max-agents", min=1, help="at most this many agents")] = None,
     auto_approve: Annotated[bool, typer.Option("--auto-approve", help="run an unapproved plan")] = False,
     run_id: Annotated[str | None, typer.Option("--run-id", help="the run id (default: generated)")] = None,
+    detach: Annotated[bool, typer.Option("--detach", help="run in the background; follow it with "
+                                                          "`status --watch`")] = False,
     config: ConfigOpt = None,
     state_dir: StateDir = None,
     as_json: JsonOut = False,
@@ -139,7 +141,17 @@ def run(
             raise fail(f"the plan is not approved: run `acteon-swarm plan approve --plan {plan}` "
                        "or pass --auto-approve")
         the_run_id = run_id or f"run-{secrets.token_hex(4)}"
+        if (state / "runs" / the_run_id / "run.json").exists():
+            raise fail(f"run {the_run_id} already exists (resume it with --resume {the_run_id})")
     engine = engine or cfg.defaults.engine
+    if detach:
+        _detach(the_run_id, state, resume=bool(resume), as_json=as_json,
+                args=["--engine", str(engine), "--state-dir", str(state)]
+                + (["--plan", str(plan.absolute()), "--run-id", the_run_id, "--auto-approve"] if plan else [])
+                + (["--resume", the_run_id] if resume else [])
+                + (["--max-agents", str(max_agents)] if max_agents else [])
+                + (["--config", str(config.absolute())] if config else []))
+        return
     url = os.environ.get(c.ENV_URL) or cfg.acteon.endpoint
     embedded = None
     if url:
@@ -167,6 +179,40 @@ def run(
         print(st.render(st.collect(RunDir(state, report.run_id), None)))
         print(f"  summary: {RunDir(state, report.run_id).summary_file}")
     raise typer.Exit(0 if report.status == "done" else 1)
+
+
+def _detach(run_id: str, state: Path, *, resume: bool, as_json: bool, args: list[str]) -> None:
+    """Start this same command without --detach in a new session (it survives the terminal closing), its
+    output in the run directory, and return once it has registered the run (or report why it could not).
+    The plan was validated (and its approval checked) here already, so the child runs it as given."""
+    import subprocess
+    import time
+
+    from orchestrator.rundir import RunDir
+
+    rd = RunDir(state, run_id)
+    rd.create()
+    log = rd.path / "orchestrator.log"
+    before = rd.read_run().get("pid") if resume else None
+    with log.open("ab") as out:
+        child = subprocess.Popen([sys.executable, "-m", "orchestrator.cli", "run", *args], stdin=subprocess.DEVNULL,
+                                 stdout=out, stderr=out, start_new_session=True, close_fds=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if rd.read_run().get("pid") not in (None, before):
+                break
+        if child.poll() is not None:
+            tail = log.read_text(errors="replace")[-2000:].strip()
+            raise fail(f"the run stopped at once (exit {child.returncode}):\n{tail}", 1)
+        time.sleep(0.05)  # waiting for another process to write a file: nothing to wait on but the file
+    else:
+        raise fail(f"the run did not start within 60 s; see {log}", 1)
+    if as_json:
+        _print_json({"run_id": run_id, "pid": child.pid, "log": str(log), "detached": True})
+    else:
+        print(f"run {run_id} started in the background (pid {child.pid}); log: {log}\n"
+              f"follow it: acteon-swarm status --run {run_id} --watch --state-dir {state}")
 
 
 @contextlib.contextmanager

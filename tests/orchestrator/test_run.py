@@ -199,3 +199,37 @@ def test_kill_9_then_resume_never_reruns_finished_tasks_and_reaps_the_orphan(tmp
     assert (ws / "b.log").read_text() == "run\nrun\ndone\n"  # interrupted: run again
     s = json.loads(cli("status", "--run", "resume-run", "--state-dir", str(state), "--json").stdout)
     assert s["status"] == "done" and s["task_counts"]["done"] == 3
+
+
+def test_detach_returns_while_the_run_goes_on_in_the_background(tmp_path: Path, gw) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    state = tmp_path / "state"
+    p = write_plan(tmp_path, plan(ws, [
+        task("a", "echo run >> a.log"),
+        # Waits for the test: it cannot finish before the detached command has returned.
+        task("b", "for i in $(seq 600); do [ -f go ] && break; sleep 0.1; done; echo done > b.log", ["a"]),
+    ]))
+    r = cli("run", "--plan", str(p), "--state-dir", str(state), "--run-id", "bg", "--detach", "--json", env=gw)
+    assert r.returncode == 0, r.stderr
+    started = json.loads(r.stdout)
+    assert started["run_id"] == "bg" and started["detached"] is True
+    assert json.loads(cli("status", "--run", "bg", "--state-dir", str(state), "--json").stdout)["status"] == "running"
+    (ws / "go").touch()
+    wait_until(lambda: json.loads(cli("status", "--run", "bg", "--state-dir", str(state), "--json").stdout)["status"]
+               == "done", timeout_s=60, what="the detached run to finish")
+    assert (ws / "b.log").read_text() == "done\n"
+    assert "done" in Path(started["log"]).read_text()  # its progress lines went to the run's log
+
+
+def test_a_run_id_is_never_reused_and_a_bad_detached_run_reports_why(tmp_path: Path, gw) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    state = tmp_path / "state"
+    p = write_plan(tmp_path, plan(ws, [task("a", "true")]))
+    assert cli("run", "--plan", str(p), "--state-dir", str(state), "--run-id", "once", env=gw).returncode == 0
+    again = cli("run", "--plan", str(p), "--state-dir", str(state), "--run-id", "once", env=gw)
+    assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
+    down = cli("run", "--plan", str(p), "--state-dir", str(state), "--detach",
+               env={**gw, "ACTEON_URL": "http://127.0.0.1:9"})  # nothing listens there
+    assert down.returncode == 1 and "cannot reach the gateway" in down.stderr
