@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from hook import contract as c
+from orchestrator.memory.cli import app as memory_app
 
 app = typer.Typer(
     name="acteon-swarm",
@@ -30,6 +31,7 @@ approvals_app = typer.Typer(help="Human approvals of agent tool calls.", no_args
 app.add_typer(gateway_app, name="gateway")
 app.add_typer(plan_app, name="plan")
 app.add_typer(approvals_app, name="approvals")
+app.add_typer(memory_app, name="memory", help="The swarm's shared memory: search, add and reindex findings.")
 
 StateDir = Annotated[Path | None, typer.Option("--state-dir", help="state directory (default $ACTEON_STATE_DIR "
                                                                     "or ./.acteon-swarm)")]
@@ -102,6 +104,8 @@ def _print_json(data: Any) -> None:
 @app.command()
 def run(
     plan: Annotated[Path | None, typer.Option("--plan", help="plan.json to run")] = None,
+    prompt: Annotated[str | None, typer.Option("--prompt", help="gather a plan from this request first "
+                                                                "(needs --auto-approve)")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="resume this run after a crash")] = None,
     engine: Annotated[str | None, typer.Option(help="command | claude | gemini (default: swarm.toml)")] = None,
     max_agents: Annotated[int | None, typer.Option("--max-agents", min=1, help="at most this many agents")] = None,
@@ -134,8 +138,26 @@ def run(
         the_plan = load_plan(rd.plan_file, set(roles_from_config(cfg)))
         the_run_id, engine = resume, engine or previous.get("engine")
     else:
-        if plan is None:
-            raise fail("give --plan PLAN.json (or --resume RUN_ID)")
+        if (plan is None) == (prompt is None):
+            raise fail("give one of --plan PLAN.json or --prompt TEXT (or --resume RUN_ID)")
+        if prompt is not None:
+            if cfg.safety.require_plan_approval and not auto_approve:
+                raise fail("a gathered plan is unapproved: pass --auto-approve to run it at once, or use "
+                           "`acteon-swarm plan gather` and approve the plan first")
+            chosen = engine or cfg.defaults.engine
+            if chosen == "command":
+                raise fail("--prompt needs an AI engine to plan with: --engine claude or gemini")
+            gathered = _gather_plan(prompt, engine=chosen, model=None, command=None, workdir=None,
+                                    timeout=cfg.defaults.subtask_timeout_seconds, cfg=cfg, state=state,
+                                    interactive=False)
+            from orchestrator.plan import save_plan
+
+            plan = state / "plans" / f"{gathered.plan.id}-{secrets.token_hex(3)}.json"
+            plan.parent.mkdir(parents=True, exist_ok=True)
+            save_plan(gathered.plan, plan)
+            if not as_json:
+                print(f"gathered plan: {plan} ({len(gathered.plan.tasks)} tasks)", file=sys.stderr)
+        assert plan is not None
         the_plan = _load_plan(plan, cfg)
         if cfg.safety.require_plan_approval and the_plan.status != "approved" and not auto_approve:
             raise fail(f"the plan is not approved: run `acteon-swarm plan approve --plan {plan}` "
@@ -152,15 +174,7 @@ def run(
                 + (["--max-agents", str(max_agents)] if max_agents else [])
                 + (["--config", str(config.absolute())] if config else []))
         return
-    url = os.environ.get(c.ENV_URL) or cfg.acteon.endpoint
-    embedded = None
-    if url:
-        admin = _admin_key(state)
-    else:
-        from orchestrator import embedded as emb
-
-        embedded = emb.start(state)
-        url, admin = embedded.url, embedded.admin_key
+    url, admin, embedded = _gateway_for(state, cfg)
     opts = RunOptions(engine=str(engine), state_dir=state, gateway_url=url, admin_key=admin, max_agents=max_agents,
                       subtask_timeout_s=float(cfg.defaults.subtask_timeout_seconds), resume=bool(resume))
     try:
@@ -343,6 +357,111 @@ def cancel(
 
 
 # --- plan ------------------------------------------------------------------------------------------
+@plan_app.command("gather")
+def plan_gather(
+    prompt: Annotated[str, typer.Option("--prompt", help="what the swarm should do, in plain words")],
+    engine: Annotated[str | None, typer.Option(help="claude | gemini | command (default: swarm.toml)")] = None,
+    model: Annotated[str | None, typer.Option(help="the model (default: the CLI's own)")] = None,
+    command: Annotated[str | None, typer.Option(help="with --engine command: a program reading the prompt on "
+                                                     "stdin and printing the JSON answer")] = None,
+    out: Annotated[Path, typer.Option("--out", help="where to write the plan")] = Path("plan.json"),
+    workdir: Annotated[Path | None, typer.Option("--workdir", help="the plan's working directory "
+                                                                   "(default: the current one)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="overwrite --out")] = False,
+    timeout: Annotated[int, typer.Option("--timeout", min=1, help="seconds per engine answer")] = 300,
+    config: ConfigOpt = None,
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Ask an engine to turn a request into a plan (clarifying questions on a terminal); writes it unapproved."""
+    from orchestrator.plan import save_plan
+
+    if out.exists() and not force:
+        raise fail(f"{out} exists (pass --force to overwrite it)")
+    interactive = sys.stdin.isatty() and sys.stdout.isatty() and not as_json
+    gathered = _gather_plan(prompt, engine=engine, model=model, command=command, workdir=workdir, timeout=timeout,
+                            cfg=_config(config), state=_state(state_dir), interactive=interactive)
+    save_plan(gathered.plan, out)
+    if as_json:
+        _print_json({"plan": str(out), "tasks": len(gathered.plan.tasks), "answers": gathered.answers,
+                     "questions": [{"question": q, "answer": a} for q, a in gathered.questions]})
+        return
+    print(f"{out}: {len(gathered.plan.tasks)} tasks for '{gathered.plan.objective}' ({gathered.answers} answer(s))")
+    print(f"  review it: acteon-swarm plan show --plan {out}\n  approve it: acteon-swarm plan approve --plan {out}")
+
+
+def _gather_plan(request: str, *, engine: str | None, model: str | None, command: str | None, workdir: Path | None,
+                 timeout: int, cfg: Any, state: Path, interactive: bool) -> Any:
+    """Gather a plan through an engine. The engine runs like any agent: behind the gateway (a short-lived
+    gateway run of its own, with the planner role's read-only rules), with its own gated settings."""
+    import asyncio
+    import secrets
+
+    from orchestrator.config import RefinerSection
+    from orchestrator.gatewayclient import GatewayClient, GatewayError
+    from orchestrator.gather import GatherError, gather
+    from orchestrator.refiner.ask import RefinerUnavailable, ask
+    from orchestrator.roles import role_rules, roles_from_config
+
+    chosen = engine or cfg.defaults.engine
+    if chosen == "command" and not command:
+        raise fail("--engine command needs --command PROGRAM (it reads the prompt on stdin, prints the answer)")
+    if chosen not in ("claude", "gemini", "command"):
+        raise fail(f"unknown engine {chosen!r} (claude, gemini, command)")
+    roles = roles_from_config(cfg)
+    where = (workdir or Path.cwd()).absolute()
+    if not where.is_dir():
+        raise fail(f"{where} is not a directory")
+    section = RefinerSection.model_validate({"engine": chosen, "model": model, "timeout_seconds": timeout,
+                                             "command": command})
+    url, admin, embedded = _gateway_for(state, cfg)
+    run_id = f"gather-{secrets.token_hex(4)}"
+    agent_dir = state / "gather" / run_id
+    answered = [0]
+
+    def person(question: str) -> str:
+        return str(typer.prompt(f"? {question}"))
+
+    async def main() -> Any:
+        client = GatewayClient(url, admin)
+        try:
+            key = await client.create_run(run_id, role_rules({"planner": roles["planner"]}, run_id), None)
+
+            async def ask_engine(prompt: str) -> str:
+                answered[0] += 1
+                return await ask(section, engine=chosen, prompt=prompt, workdir=where,
+                                 agent_dir=agent_dir / f"answer-{answered[0]}", env=dict(os.environ),
+                                 gateway_url=url, agent_key=key, run_id=run_id, agent_id="planner")
+
+            try:
+                return await gather(request, ask=ask_engine, roles=roles, workdir=where,
+                                    ask_human=person if interactive else None)
+            finally:
+                await client.cancel(run_id)  # its key is useless from now on
+        finally:
+            await client.aclose()
+
+    try:
+        return asyncio.run(main())
+    except (GatherError, RefinerUnavailable, GatewayError) as e:
+        raise fail(f"plan gather failed: {e}", 1) from None
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
+def _gateway_for(state: Path, cfg: Any) -> tuple[str, str, Any]:
+    """The gateway to use: $ACTEON_URL or swarm.toml's endpoint, else an embedded one started here (the
+    caller stops it). Returns (url, admin key, the embedded gateway or None)."""
+    url = os.environ.get(c.ENV_URL) or cfg.acteon.endpoint
+    if url:
+        return url, _admin_key(state), None
+    from orchestrator import embedded as emb
+
+    gw = emb.start(state)
+    return gw.url, gw.admin_key, gw
+
+
 @plan_app.command("validate")
 def plan_validate(plan: Annotated[Path, typer.Option("--plan")], config: ConfigOpt = None) -> None:
     """Check a plan: ids, dependencies, cycles, roles."""

@@ -83,9 +83,20 @@ class RoleSection(_Section):
 
 
 class RefinerSection(_Section):
+    """The model asked after each task (SPEC §5.8). ``engine = "command"`` runs ``command`` with
+    ``/bin/sh -c``: the prompt on its stdin, the answer on its stdout (any program can be the refiner;
+    tests use a scripted one). The command is the operator's own, like the hook, so it is not gated."""
+
     engine: Engine | None = None  # None: the run's engine
     model: NonEmpty | None = None  # None: the engine's cheap model
     timeout_seconds: int = Field(default=60, ge=1)
+    command: NonEmpty | None = None  # for engine "command"
+
+    @model_validator(mode="after")
+    def _command_for_command_engine(self) -> RefinerSection:
+        if self.engine == "command" and self.command is None:
+            raise ValueError("'command' is required when the refiner engine is 'command'")
+        return self
 
 
 class MemorySection(_Section):
@@ -97,7 +108,8 @@ class MemorySection(_Section):
 
 class GraphSection(_Section):
     enabled: bool = True
-    store: NonEmpty = "memory"
+    # Oxigraph answers the ready queries far faster than rdflib's memory store (bench/graph.py).
+    store: Literal["oxigraph", "memory"] = "oxigraph"
 
 
 class AdversarialSection(_Section):
@@ -117,6 +129,17 @@ class EvalHarnessSection(_Section):
         return self
 
 
+class MonitorSection(_Section):
+    """The run monitor (SPEC §5.9): stuck and runaway agents, deadline risk, and what to do about them."""
+
+    enabled: bool = True
+    stuck_repeats: int = Field(default=5, ge=2)  # the same call this many times in a row: stuck
+    runaway_actions_per_minute: int = Field(default=20, ge=1)  # more than this in any 60 s: runaway
+    deadline_warn_fraction: float = Field(default=0.8, gt=0, lt=1)  # of the run's max duration
+    action: Literal["warn", "throttle", "kill"] = "warn"
+    poll_interval_seconds: float = Field(default=1.0, gt=0, le=3600)
+
+
 class SwarmConfig(_Section):
     acteon: ActeonSection = Field(default_factory=ActeonSection)
     defaults: DefaultsSection = Field(default_factory=DefaultsSection)
@@ -127,6 +150,7 @@ class SwarmConfig(_Section):
     graph: GraphSection = Field(default_factory=GraphSection)
     adversarial: AdversarialSection = Field(default_factory=AdversarialSection)
     eval_harness: EvalHarnessSection = Field(default_factory=EvalHarnessSection)
+    monitor: MonitorSection = Field(default_factory=MonitorSection)
 
     @model_validator(mode="after")
     def _unique_roles(self) -> SwarmConfig:

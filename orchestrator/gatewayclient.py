@@ -66,6 +66,31 @@ class GatewayClient:
             if cursor is None:
                 return out
 
+    async def audit_page(
+        self, run_id: str, cursor: str | None = None, limit: int = 500
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """One page of audit records after ``cursor`` (oldest first) and the cursor of the next page,
+        None when the stream is exhausted (for now: a follower keeps its last record's cursor)."""
+        params = {k: v for k, v in {"cursor": cursor, "limit": limit}.items() if v is not None}
+        page = await self._call("GET", f"/runs/{run_id}/audit", params=params)
+        return list(page["records"]), page["next_cursor"]
+
+    async def events_page(
+        self, run_id: str, cursor: str | None = None, limit: int = 500
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """One page of completion events after ``cursor``; same paging as :meth:`audit_page`."""
+        params = {k: v for k, v in {"cursor": cursor, "limit": limit}.items() if v is not None}
+        page = await self._call("GET", f"/runs/{run_id}/events", params=params)
+        return list(page["events"]), page["next_cursor"]
+
+    async def run_rules(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's own rules (not the global pack), as stored."""
+        return list((await self._call("GET", f"/runs/{run_id}/rules"))["rules"])
+
+    async def put_run_rules(self, run_id: str, rules: list[dict[str, Any]]) -> dict[str, Any]:
+        """Replace the run's own rules; the gateway validates them and keeps the old ones when invalid."""
+        return dict(await self._call("PUT", f"/runs/{run_id}/rules", json={"rules": rules}))
+
     async def approvals(self, run_id: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
         params = {k: v for k, v in {"run": run_id, "status": status, "limit": 1000}.items() if v is not None}
         return list((await self._call("GET", "/approvals", params=params))["approvals"])

@@ -23,11 +23,18 @@ from orchestrator import rundir as R
 from orchestrator.config import SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
 from orchestrator.gatewayclient import GatewayClient
+from orchestrator.memory.findings import FINDING_INSTRUCTIONS, parse_findings
+from orchestrator.memory.select import for_prompt
+from orchestrator.memory.sources import normalize_workspace
+from orchestrator.memory.store import MemoryStore, open_store
 from orchestrator.plan import Plan, Task, save_plan
-from orchestrator.process import process_start_time, reap_orphan
+from orchestrator.process import kill_group, process_start_time, reap_orphan
 from orchestrator.progress import Progress
+from orchestrator.refiner import RefinerOutcome, refine
+from orchestrator.refiner.ask import refiner_engine
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
+from orchestrator.watcher import Watcher
 
 
 @dataclass
@@ -70,6 +77,12 @@ class Run:
         self._agent_key = ""
         self.agent_groups: dict[str, int] = {}  # live agents: agent id -> process group id
         self.reaped: list[str] = []  # agents of a crashed earlier process killed by this resume
+        self.monitor_kills: dict[str, str] = {}  # agent id -> why the monitor killed it
+        self.watcher: Watcher | None = None
+        self.memory: MemoryStore | None = None
+        self._findings = 0  # findings journaled by this run so far (their ids count on from it)
+        # None: no refiner (disabled, or nothing to ask: the command engine without a [refiner] command).
+        self.refiner = refiner_engine(cfg.refiner, opts.engine) if cfg.defaults.enable_refiner else None
 
     # --- lifecycle ---------------------------------------------------------------------------------
     async def execute(self) -> RunReport:
@@ -90,7 +103,11 @@ class Run:
                            objective=self.plan.objective, started_at=R.now_iso(), finished_at=None)
         self.dir.record(R.RunStarted, run_id=self.run_id, plan_id=self.plan.id, engine=self.opts.engine, pid=pid,
                         resumed=self.opts.resume)
-        initial: dict[str, Any] | None = self.dir.task_statuses() if self.opts.resume else None
+        initial: dict[str, Any] | None = self._replay() if self.opts.resume else None
+        if self.cfg.memory.enabled:
+            self.memory = open_store(self.opts.state_dir)
+            # Earlier runs' findings become searchable; a damaged journal elsewhere must not stop this run.
+            self.memory.sync_all(self.opts.state_dir, on_error=self._memory_error)
         specs = [TaskSpec(id=t.id, role=t.assigned_role, priority=t.priority, depends_on=tuple(t.depends_on),
                           order=i) for i, t in enumerate(self.plan.tasks)]
         caps = {name: r.max_concurrent for name, r in self.roles.items() if r.max_concurrent}
@@ -100,13 +117,36 @@ class Run:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.cancel, f"cancelled ({signal.Signals(sig).name})")
-        deadline = time.monotonic() + self.plan.scope.max_duration_minutes * 60
+        max_s = self.plan.scope.max_duration_minutes * 60
+        self.watcher = Watcher(run_dir=self.dir, client=self.client, run_id=self.run_id, cfg=self.cfg.monitor,
+                               task_ids=list(self._tasks), kill_agent=self._kill_agent, note=self._note,
+                               max_duration_s=max_s, unfinished=self._unfinished)
+        watching = asyncio.create_task(self.watcher.run())
         try:
-            statuses = await self.scheduler.run(deadline=deadline)
+            statuses = await self.scheduler.run(deadline=time.monotonic() + max_s)
         finally:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
+            self.watcher.stop()
+            await watching  # the last drain: every decision of this run is in the journal
+            if self.memory is not None:
+                self.memory.close()
         return await self._finish(dict(statuses))
+
+    def _replay(self) -> dict[str, str]:
+        """On resume: the journal's task statuses, and the plan as the refiner left it (added tasks,
+        changed priorities): the journal, not plan.json, is the record of those edits."""
+        for ev in self.dir.read_events():
+            if isinstance(ev, R.Finding):
+                self._findings += 1
+            elif isinstance(ev, R.RefinerDecision) and not ev.fallback:
+                if ev.added_task is not None:
+                    self.plan.tasks.append(Task.model_validate(ev.added_task))
+                for task_id, priority in ev.priorities.items():
+                    self.plan.tasks = [t.model_copy(update={"priority": priority}) if t.id == task_id else t
+                                       for t in self.plan.tasks]
+        self._tasks = {t.id: t for t in self.plan.tasks}
+        return self.dir.task_statuses()
 
     def cancel(self, reason: str) -> None:
         self.cancel_reason = reason
@@ -126,7 +166,8 @@ class Run:
             write_atomic(self.dir.stats_file, stats)
         self.dir.record(R.RunFinished, status=status, reason=self.cancel_reason or "")
         self.dir.write_run(status=status, finished_at=R.now_iso())
-        self.dir.summary_file.write_text(summary(self.plan, self.run_id, status, statuses, stats), encoding="utf-8")
+        self.dir.summary_file.write_text(summary(self.plan, self.run_id, status, statuses, stats,
+                                                 self.dir.read_events()), encoding="utf-8")
         await self.client.aclose()
         peak = self.scheduler.peak_running if self.scheduler else 0
         return RunReport(self.run_id, status, statuses, stats, peak)
@@ -145,6 +186,23 @@ class Run:
             self.dir.record(R.Note, kind="orphan_reaped", data={"agent_id": agent_id, "pgid": started[agent_id].pgid})
         return reaped
 
+    def _unfinished(self) -> int:
+        statuses = self.scheduler.statuses if self.scheduler else {}
+        return sum(1 for st in statuses.values() if st in ("pending", "ready", "running"))
+
+    def _note(self, text: str) -> None:
+        if self.progress:
+            self.progress.note(text)
+
+    async def _kill_agent(self, agent_id: str, why: str) -> bool:
+        """The monitor's "kill": the agent's whole process group; its subtask then fails with ``why``."""
+        pgid = self.agent_groups.get(agent_id)
+        if pgid is None:
+            return False
+        self.monitor_kills[agent_id] = why
+        await asyncio.to_thread(kill_group, pgid)
+        return True
+
     def _agent_started(self, task_id: str, subtask_id: str, agent_id: str, pid: int) -> None:
         self.agent_groups[agent_id] = pid
         self.dir.record(R.AgentStarted, task_id=task_id, subtask_id=subtask_id, agent_id=agent_id, pid=pid,
@@ -160,13 +218,14 @@ class Run:
 
     async def _run_task(self, spec: TaskSpec) -> TaskOutcome:
         task = self._tasks[spec.id]
+        last_output = ""
         for sub in task.subtasks:  # subtasks of a task run in order
             agent_id = f"{task.id}.{sub.id}"
             self.dir.record(R.SubtaskStarted, task_id=task.id, subtask_id=sub.id, agent_id=agent_id,
                             engine="command" if sub.command is not None else self.opts.engine)
             ctx = SubtaskContext(
                 run_id=self.run_id, agent_id=agent_id, role=task.assigned_role, task_id=task.id, subtask_id=sub.id,
-                prompt=self._prompt(task, sub) if sub.prompt is not None else None, command=sub.command,
+                prompt=self._prompt(task, sub, agent_id) if sub.prompt is not None else None, command=sub.command,
                 workdir=Path(self.plan.scope.working_directory), agent_dir=self.dir.agent_dir(agent_id),
                 gateway_url=self.opts.gateway_url, agent_key=self._agent_key,
                 timeout_s=float(sub.timeout_seconds or self.opts.subtask_timeout_s), client=self.client,
@@ -185,20 +244,96 @@ class Run:
             except EngineError as e:
                 self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=sub.id, agent_id=agent_id, ok=False,
                                 detail=str(e))
-                return TaskOutcome("failed", str(e))
+                return await self._after_task(task, TaskOutcome("failed", str(e)), str(e))
+            if agent_id in self.monitor_kills:
+                result.ok, result.detail = False, self.monitor_kills[agent_id]
             self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=sub.id, agent_id=agent_id, ok=result.ok,
                             returncode=result.returncode, timed_out=result.timed_out, duration_s=result.duration_s,
                             detail=result.detail[:2000])
+            self._record_findings(task.id, agent_id, result.output)
+            last_output = result.output or result.detail
             if not result.ok:
-                return TaskOutcome("failed", f"{sub.id}: {result.detail}"[:500])
-        return TaskOutcome("done")
+                return await self._after_task(task, TaskOutcome("failed", f"{sub.id}: {result.detail}"[:500]),
+                                              last_output)
+        return await self._after_task(task, TaskOutcome("done"), last_output)
 
-    def _prompt(self, task: Task, sub: Any) -> str:
+    # --- memory ------------------------------------------------------------------------------------
+    def _prompt(self, task: Task, sub: Any, agent_id: str) -> str:
+        """The subtask's prompt with the most relevant prior findings (this run's and, if configured,
+        earlier runs' of the same workspace) fenced in as data, and how to report new ones."""
         role = self.roles[task.assigned_role]
-        return render_prompt(role, task=task, subtask=sub, plan=self.plan, findings=[])
+        findings: list[str] = []
+        if self.memory is not None:
+            self.memory.sync_run(self.dir)
+            hits = for_prompt(self.memory, query=" ".join([task.name, task.description, sub.name, sub.prompt or ""]),
+                              workspace=normalize_workspace(self.plan.scope.working_directory),
+                              run_id=self.run_id,
+                              cross_run=self.cfg.memory.cross_run, max_findings=self.cfg.memory.max_findings,
+                              max_chars=self.cfg.memory.max_injected_chars)
+            if hits:
+                self.dir.record(R.FindingsUsed, task_id=task.id, agent_id=agent_id,
+                                finding_ids=[h.memory.id for h in hits])
+            findings = [h.memory.text for h in hits]
+        text = render_prompt(role, task=task, subtask=sub, plan=self.plan, findings=findings,
+                             max_findings_chars=self.cfg.memory.max_injected_chars)
+        return f"{text.rstrip()}\n\n{FINDING_INSTRUCTIONS}\n"
+
+    def _memory_error(self, error: Exception) -> None:
+        self.dir.record(R.Note, kind="memory_index_error", data={"error": str(error)})
+
+    def _record_findings(self, task_id: str, agent_id: str, output: str) -> None:
+        for topics, text in parse_findings(output):
+            self._findings += 1
+            self.dir.record(R.Finding, finding_id=f"{self.run_id}/{self._findings}", agent_id=agent_id,
+                            task_id=task_id, topics=list(topics), text=text)
+        if self.memory is not None:
+            self.memory.sync_run(self.dir)
+
+    # --- refiner -----------------------------------------------------------------------------------
+    async def _after_task(self, task: Task, outcome: TaskOutcome, result_text: str) -> TaskOutcome:
+        """Ask the refiner what to change now that ``task`` is over, before its dependents can start (the
+        task counts as running until then), and apply the checked decision to the live schedule."""
+        if self.refiner is None or self.scheduler is None or self.cancel_reason:
+            return outcome
+        statuses = {**self.scheduler.statuses, task.id: outcome.status}
+        decision = await refine(
+            self.cfg.refiner, engine=self.opts.engine, plan=self.plan, finished_task=task, result_text=result_text,
+            statuses=statuses, roles=self.roles, workdir=Path(self.plan.scope.working_directory),
+            agent_dir=self.dir.agent_dir(f"refiner.{task.id}"), env=self.opts.env, gateway_url=self.opts.gateway_url,
+            agent_key=self._agent_key, run_id=self.run_id)
+        try:
+            self._apply(decision)
+        except ValueError as e:  # the schedule moved on while the refiner thought (a task started)
+            decision = RefinerOutcome(after_task=task.id, action="continue", skipped=(), priorities=(),
+                                      added_task=None, reason=f"could not apply {decision.action}: {e}",
+                                      fallback=True, answer=decision.answer)
+        self.dir.record(R.RefinerDecision, **decision.to_event_fields())
+        if decision.action != "continue" or decision.fallback:
+            self._note(f"refiner after {task.id}: {decision.action.upper()}"
+                       + (f" (fallback: {decision.reason})" if decision.fallback else ""))
+        return outcome
+
+    def _apply(self, decision: RefinerOutcome) -> None:
+        assert self.scheduler is not None
+        if decision.action == "skip":
+            self.scheduler.skip(list(decision.skipped), f"skipped by the refiner after {decision.after_task}"
+                                + (f": {decision.reason}" if decision.reason else ""))
+        elif decision.action == "reprioritize":
+            self.scheduler.reprioritize(decision.priority_map())
+            for task_id, priority in decision.priority_map().items():
+                self._tasks[task_id] = self._tasks[task_id].model_copy(update={"priority": priority})
+        elif decision.action == "add" and decision.added_task is not None:
+            new = decision.added_task
+            self.scheduler.add_task(TaskSpec(id=new.id, role=new.assigned_role, priority=new.priority,
+                                             depends_on=tuple(new.depends_on), order=len(self.plan.tasks)))
+            self.plan.tasks.append(new)
+            self._tasks[new.id] = new
+            if self.watcher is not None:
+                self.watcher.add_task(new.id)
 
 
-def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stats: dict[str, Any]) -> str:
+def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stats: dict[str, Any],
+            events: list[Any] | None = None) -> str:
     lines = [f"# Swarm run {run_id}: {status}", "", f"**Objective:** {plan.objective}", "", "## Tasks", "",
              "| task | role | status |", "|---|---|---|"]
     for t in plan.tasks:
@@ -206,4 +341,18 @@ def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stat
     if stats:
         lines += ["", "## Gateway", ""]
         lines += [f"- {k.replace('_', ' ')}: {v}" for k, v in stats.items() if k != "run_id"]
+    events = events or []
+    decisions = [e for e in events if isinstance(e, R.RefinerDecision)]
+    if decisions:
+        lines += ["", "## Refiner", ""]
+        lines += [f"- after {d.after_task}: {d.action.upper()}" + (" (fallback)" if d.fallback else "")
+                  + (f" — {d.reason}" if d.reason else "") for d in decisions]
+    alerts = [e for e in events if isinstance(e, R.Alert)]
+    if alerts:
+        lines += ["", "## Monitor alerts", ""]
+        lines += [f"- {a.kind} ({a.action}): {a.detail}" for a in alerts]
+    findings = [e for e in events if isinstance(e, R.Finding)]
+    if findings:
+        lines += ["", "## Findings", ""]
+        lines += [f"- [{', '.join(f.topics)}] {f.text}" if f.topics else f"- {f.text}" for f in findings]
     return "\n".join(lines) + "\n"

@@ -21,9 +21,27 @@ STAT_LINES = (
 def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
     run = rd.read_run()
     plan = json.loads(rd.plan_file.read_text(encoding="utf-8")) if rd.plan_file.exists() else {}
-    statuses = rd.task_statuses()
+    plan_tasks = list(plan.get("tasks", []))
+    statuses: dict[str, str] = {}
+    reasons: dict[str, str] = {}
+    alerts: list[dict[str, Any]] = []
+    refiner: list[dict[str, Any]] = []
+    findings = 0
+    for ev in rd.read_events():  # one pass over the journal: the source of truth
+        if isinstance(ev, R.TaskStatusChanged):
+            statuses[ev.task_id], reasons[ev.task_id] = ev.status, ev.reason
+        elif isinstance(ev, R.Alert):
+            alerts.append(ev.model_dump(include={"kind", "agent_id", "task_id", "detail", "action", "ts"}))
+        elif isinstance(ev, R.RefinerDecision):
+            refiner.append(ev.model_dump(include={"after_task", "action", "skipped", "priorities", "reason",
+                                                  "fallback", "ts"}))
+            if ev.added_task:
+                plan_tasks.append(ev.added_task)
+                refiner[-1]["added"] = ev.added_task.get("id")
+        elif isinstance(ev, R.Finding):
+            findings += 1
     tasks = [{"id": t["id"], "name": t.get("name", ""), "role": t.get("assigned_role", ""),
-              "status": statuses.get(t["id"], "pending")} for t in plan.get("tasks", [])]
+              "status": statuses.get(t["id"], "pending"), "reason": reasons.get(t["id"], "")} for t in plan_tasks]
     counts = {s: sum(1 for t in tasks if t["status"] == s) for s in TASK_STATES}
     stats = live_stats
     source = "live"
@@ -36,7 +54,7 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
     return {"run_id": rd.run_id, "status": run.get("status"), "objective": run.get("objective"),
             "engine": run.get("engine"), "started_at": started, "finished_at": ended, "elapsed_s": elapsed,
             "tasks": tasks, "task_counts": counts, "stats": stats, "stats_source": source,
-            "gateway_url": run.get("gateway_url")}
+            "gateway_url": run.get("gateway_url"), "alerts": alerts, "refiner": refiner, "findings": findings}
 
 
 def _elapsed(started: str | None, ended: str | None) -> float | None:
@@ -66,5 +84,25 @@ def render(info: dict[str, Any]) -> str:
     else:
         lines.append("  (no gateway counters: the gateway is unreachable and no snapshot was taken)")
     for t in info["tasks"]:
-        lines.append(f"    {t['status']:<9} {t['id']:<16} {t['role']:<10} {t['name']}")
+        why = f"  ({t['reason']})" if t.get("reason") and t["status"] in ("failed", "blocked", "skipped") else ""
+        lines.append(f"    {t['status']:<9} {t['id']:<16} {t['role']:<10} {t['name']}{why}")
+    if info.get("refiner"):
+        lines.append("  Refiner:")
+        for d in info["refiner"]:
+            lines.append(f"    after {d['after_task']}: {_decision(d)}")
+    if info.get("alerts"):
+        lines.append("  Alerts:")
+        for a in info["alerts"]:
+            lines.append(f"    {a['kind']:<8} {a['action']:<8} {a['detail']}")
+    if info.get("findings"):
+        lines.append(f"  Findings reported: {info['findings']}")
     return "\n".join(lines)
+
+
+def _decision(d: dict[str, Any]) -> str:
+    if d["fallback"]:
+        return f"CONTINUE (fallback: {d['reason']})"
+    what = {"continue": "CONTINUE", "skip": "SKIP " + ", ".join(d["skipped"]),
+            "reprioritize": "REPRIORITIZE " + ", ".join(f"{k}={v}" for k, v in d["priorities"].items()),
+            "add": f"ADD {d.get('added', '')}"}[d["action"]]
+    return what + (f" — {d['reason']}" if d["reason"] else "")

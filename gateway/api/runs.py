@@ -92,6 +92,37 @@ async def get_audit(
     return {"run_id": run_id, "records": records, "next_cursor": nxt}
 
 
+# The event model's typed fields: the stream stores text, the API answers JSON booleans and numbers.
+_EVENT_BOOLS = frozenset(n for n, f in EventIn.model_fields.items() if f.annotation in (bool, bool | None))
+_EVENT_INTS = frozenset(n for n, f in EventIn.model_fields.items() if f.annotation in (int, int | None))
+
+
+def _typed_event(ev: dict[str, Any]) -> dict[str, Any]:
+    for k, v in ev.items():
+        if not isinstance(v, str):
+            continue
+        if k in _EVENT_BOOLS and v in ("true", "false"):
+            ev[k] = v == "true"
+        elif k in _EVENT_INTS and v.lstrip("-").isdigit():
+            ev[k] = int(v)
+    return ev
+
+
+@router.get("/{run_id}/events")
+async def get_events(
+    run_id: RunPath,
+    st: State,
+    _: Admin,
+    cursor: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> dict[str, Any]:
+    """Completion events, oldest first, each with its ``cursor`` and ``ts`` (ms). Pass ``next_cursor``
+    back as ``cursor`` for the next page; the orchestrator's monitor and memory follow runs this way."""
+    await runs.get(st.backend, run_id)
+    events, nxt = await audit.query_events(st.backend, run_id, cursor=cursor, limit=limit)
+    return {"run_id": run_id, "events": [_typed_event(e) for e in events], "next_cursor": nxt}
+
+
 @router.post("/{run_id}/events", status_code=202)
 async def post_event(run_id: RunPath, body: EventIn, st: State, who: Caller) -> dict[str, Any]:
     """A tool completed (PostToolUse / AfterTool): duration, success, size."""

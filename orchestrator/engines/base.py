@@ -40,12 +40,20 @@ class SubtaskContext:
     def agent_env(self) -> dict[str, str]:
         """The agent's environment: the user's, plus its identity for the hook (its run-scoped key,
         never the admin key)."""
-        env = {k: v for k, v in self.base_env.items() if k != c.ENV_ADMIN_KEY}
-        env.update({
-            c.ENV_URL: self.gateway_url, c.ENV_AGENT_KEY: self.agent_key, c.ENV_RUN_ID: self.run_id,
-            c.ENV_AGENT_ID: self.agent_id, c.ENV_AGENT_ROLE: self.role,
-        })
-        return env
+        return identity_env(self.base_env, gateway_url=self.gateway_url, agent_key=self.agent_key,
+                            run_id=self.run_id, agent_id=self.agent_id, role=self.role)
+
+
+def identity_env(base_env: dict[str, str], *, gateway_url: str, agent_key: str, run_id: str, agent_id: str,
+                 role: str) -> dict[str, str]:
+    """``base_env`` without the admin key, plus an agent's identity for the hook (also used by the
+    refiner, which is an agent without a subtask)."""
+    env = {k: v for k, v in base_env.items() if k != c.ENV_ADMIN_KEY}
+    env.update({
+        c.ENV_URL: gateway_url, c.ENV_AGENT_KEY: agent_key, c.ENV_RUN_ID: run_id,
+        c.ENV_AGENT_ID: agent_id, c.ENV_AGENT_ROLE: role,
+    })
+    return env
 
 
 @dataclass
@@ -55,6 +63,7 @@ class SubtaskResult:
     timed_out: bool = False
     duration_s: float = 0.0
     detail: str = ""
+    output: str = ""  # the agent's final answer (or a command's stdout), bounded: findings are read from it
 
 
 class Engine(Protocol):
@@ -66,8 +75,16 @@ class Engine(Protocol):
 def hook_args(ctx: SubtaskContext, *, http: bool = False) -> argparse.Namespace:
     """The options ``acteon-swarm-hook install`` would get, for an agent's own settings file. The hook's
     budget leaves the subtask most of its time for approvals but stays below the CLI's timeout."""
-    budget = max(5.0, min(c.HOOK_BUDGET_S, ctx.timeout_s / 2))
-    return argparse.Namespace(http=http, url=ctx.gateway_url, key_file=None, budget=budget)
+    return gate_args(ctx.gateway_url, ctx.timeout_s, http=http)
+
+
+def gate_args(gateway_url: str, timeout_s: float, *, http: bool = False) -> argparse.Namespace:
+    """:func:`hook_args` for an agent session that is not a subtask (the refiner)."""
+    budget = max(5.0, min(c.HOOK_BUDGET_S, timeout_s / 2))
+    return argparse.Namespace(http=http, url=gateway_url, key_file=None, budget=budget)
+
+
+MAX_OUTPUT = 20_000  # characters of an agent's answer kept for findings and the refiner
 
 
 def tail(path: Path, limit: int = 2000) -> str:

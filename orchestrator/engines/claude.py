@@ -8,7 +8,7 @@ import shutil
 import time
 
 from hook import install
-from orchestrator.engines.base import EngineError, SubtaskContext, SubtaskResult, hook_args, tail
+from orchestrator.engines.base import MAX_OUTPUT, EngineError, SubtaskContext, SubtaskResult, hook_args, tail
 from orchestrator.process import run_in_group
 
 BIN_ENV = "ACTEON_CLAUDE_BIN"
@@ -39,11 +39,11 @@ class ClaudeEngine:
                                     stdout_path=ctx.agent_dir / "output.json",
                                     stderr_path=ctx.agent_dir / "stderr.log", timeout_s=ctx.timeout_s,
                                     on_start=ctx.on_start)
-        ok, detail = _parse(ctx, result.returncode)
+        ok, detail, answer = _parse(ctx, result.returncode)
         if result.timed_out:
             ok, detail = False, "timed out"
         return SubtaskResult(ok=ok, returncode=result.returncode, timed_out=result.timed_out,
-                             duration_s=time.monotonic() - started, detail=detail)
+                             duration_s=time.monotonic() - started, detail=detail, output=answer)
 
 
 def check_gated(settings: dict[str, object]) -> None:
@@ -55,18 +55,19 @@ def check_gated(settings: dict[str, object]) -> None:
         raise EngineError("refusing to start an ungated claude agent: the gate hook is missing or fails open")
 
 
-def _parse(ctx: SubtaskContext, returncode: int | None) -> tuple[bool, str]:
+def _parse(ctx: SubtaskContext, returncode: int | None) -> tuple[bool, str, str]:
+    """(ok, detail for the journal, the agent's final answer)."""
     out = ctx.agent_dir / "output.json"
     try:
         data = json.loads(out.read_text(encoding="utf-8") or "{}")
     except (OSError, ValueError):
         data = {}
-    result_text = str(data.get("result", ""))[:4000] if isinstance(data, dict) else ""
+    result_text = str(data.get("result", ""))[:MAX_OUTPUT] if isinstance(data, dict) else ""
     (ctx.agent_dir / "result.md").write_text(result_text, encoding="utf-8")
     is_error = bool(data.get("is_error")) if isinstance(data, dict) else True
     if returncode == 0 and not is_error:
-        return True, result_text[:500]
-    return False, f"exit {returncode}: {result_text[:300] or tail(ctx.agent_dir / 'stderr.log', 300)}"
+        return True, result_text[:500], result_text
+    return False, f"exit {returncode}: {result_text[:300] or tail(ctx.agent_dir / 'stderr.log', 300)}", result_text
 
 
 __all__ = ["ClaudeEngine", "binary", "check_gated"]

@@ -8,7 +8,7 @@ import asyncio
 import time
 
 from hook import contract as c
-from orchestrator.engines.base import SubtaskContext, SubtaskResult, tail
+from orchestrator.engines.base import MAX_OUTPUT, SubtaskContext, SubtaskResult, tail
 from orchestrator.process import run_in_group
 
 
@@ -57,7 +57,8 @@ class CommandEngine:
         detail = ("timed out" if result.timed_out else
                   "" if ok else f"exit {result.returncode}: {tail(ctx.agent_dir / 'stderr.log', 500)}")
         return SubtaskResult(ok=ok, returncode=result.returncode, timed_out=result.timed_out,
-                             duration_s=time.monotonic() - started, detail=detail)
+                             duration_s=time.monotonic() - started, detail=detail,
+                             output=tail(ctx.agent_dir / "stdout.log", MAX_OUTPUT))
 
 
 async def _report(ctx: SubtaskContext, ok: bool, duration_s: float) -> None:

@@ -29,6 +29,7 @@ class Script:
     steps: list[Step]
     final_text: str = "done"
     subagents: dict[str, list[Step]] = field(default_factory=dict)  # marker in the first prompt -> steps
+    finals: dict[str, str] = field(default_factory=dict)  # marker in the first prompt -> its final text
     requests: list[dict[str, Any]] = field(default_factory=list)
 
     def tool_results(self) -> list[str]:
@@ -106,7 +107,11 @@ def _claude_reply(script: Script, req: dict[str, Any]) -> bytes:
         blocks = [{"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:16]}", "name": name, "input": inp}
                   for i, (name, inp) in enumerate(steps[turn])]
         return _claude_stream(blocks, "tool_use")
-    return _claude_stream([{"type": "text", "text": script.final_text}], "end_turn")
+    return _claude_stream([{"type": "text", "text": _final(script, first)}], "end_turn")
+
+
+def _final(script: Script, first_prompt: str) -> str:
+    return next((text for marker, text in script.finals.items() if marker in first_prompt), script.final_text)
 
 
 def _gemini_reply(script: Script, req: dict[str, Any]) -> bytes:
@@ -121,7 +126,7 @@ def _gemini_reply(script: Script, req: dict[str, Any]) -> bytes:
     if turn < len(steps):
         parts = [{"functionCall": {"name": name, "args": inp}} for name, inp in steps[turn]]
     else:
-        parts = [{"text": script.final_text}]
+        parts = [{"text": _final(script, first)}]
     chunk = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
              "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}
     return f"data: {json.dumps(chunk)}\n\n".encode()

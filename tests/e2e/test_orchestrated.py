@@ -103,3 +103,46 @@ def test_gemini_plan_runs_behind_the_gateway(gemini_bin, sandbox) -> None:
     assert (ws / "b.txt").read_text() == "a\n"
     assert (precious / "data.txt").read_text() == "keep me"
     assert report["stats"]["suppressed"] == 1 and report["stats"]["executed"] == 2
+
+
+GATHERED = {
+    "id": "gathered", "objective": "write two files", "estimated_actions": 10, "scope": {"max_agents": 2},
+    "tasks": [
+        {"id": "one", "name": "first file", "assigned_role": "coder",
+         "subtasks": [{"id": "one-1", "name": "write", "prompt": "MARKER-ONE write one.txt"}]},
+        {"id": "two", "name": "second file", "assigned_role": "coder", "depends_on": ["one"],
+         "subtasks": [{"id": "two-1", "name": "write", "prompt": "MARKER-TWO write two.txt"}]},
+    ],
+}
+
+
+def test_run_prompt_gathers_a_plan_with_claude_then_runs_it(claude_bin, sandbox) -> None:
+    ws, home = sandbox.workspace, sandbox.home
+    script = Script(steps=[], finals={"You are the planner": "```json\n" + json.dumps(GATHERED) + "\n```"},
+                    subagents={"MARKER-ONE": [[("Bash", {"command": "echo 1 > one.txt", "description": "1"})]],
+                               "MARKER-TWO": [[("Bash", {"command": "cat one.txt > two.txt", "description": "2"})]]})
+    state = sandbox.root / "state"
+    with fake_model(script) as model:
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(ROOT),
+               "ANTHROPIC_BASE_URL": model, "ANTHROPIC_API_KEY": "sk-ant-fake",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+               "ACTEON_CLAUDE_BIN": claude_bin}
+        gathered = subprocess.run(
+            [sys.executable, "-m", "orchestrator.cli", "plan", "gather", "--prompt", "write two files",
+             "--engine", "claude", "--out", str(sandbox.root / "plan.json"), "--state-dir", str(state), "--json"],
+            capture_output=True, text=True, env=env, cwd=ws, timeout=300)
+        assert gathered.returncode == 0, gathered.stdout + gathered.stderr
+        plan = json.loads((sandbox.root / "plan.json").read_text())
+        assert plan["status"] == "pending" and plan["scope"]["working_directory"] == str(ws)
+        # The planner got no tools: its request offered none of the CLI's built-in tools.
+        planner_requests = [r for r in script.requests if "You are the planner" in json.dumps(r.get("messages"))]
+        assert planner_requests and all(not [t for t in r.get("tools", []) if t.get("name") in ("Bash", "Write")]
+                                        for r in planner_requests)
+
+        r = subprocess.run([sys.executable, "-m", "orchestrator.cli", "run", "--prompt", "write two files",
+                            "--auto-approve", "--engine", "claude", "--state-dir", str(state),
+                            "--run-id", "from-prompt", "--json"],
+                           capture_output=True, text=True, env=env, cwd=ws, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["tasks"] == {"one": "done", "two": "done"}
+    assert (ws / "two.txt").read_text() == "1\n"

@@ -85,7 +85,7 @@ def test_no_file_means_defaults(tmp_path: Path) -> None:
     assert cfg.safety.approval_timeout_seconds == 600
     assert cfg.roles == [] and cfg.refiner.timeout_seconds == 60
     assert cfg.memory.enabled and cfg.memory.max_injected_chars == 4000
-    assert cfg.graph.enabled and cfg.graph.store == "memory"
+    assert cfg.graph.enabled and cfg.graph.store == "oxigraph"  # the faster store (bench/graph.py)
     assert not cfg.adversarial.enabled and not cfg.eval_harness.enabled and cfg.eval_harness.command is None
 
 
