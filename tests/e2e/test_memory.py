@@ -53,7 +53,8 @@ def test_findings_reach_later_prompts_fenced_in_this_run_and_the_next(claude_bin
     with fake_model(script) as model:
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(ROOT),
                "ANTHROPIC_BASE_URL": model, "ANTHROPIC_API_KEY": "sk-ant-fake",
-               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "ACTEON_CLAUDE_BIN": claude_bin}
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+               "ACTEON_CLAUDE_BIN": claude_bin}
         for run_id, tasks in runs:
             path = sandbox.root / f"{run_id}.json"
             path.write_text(json.dumps(plan(ws, run_id, tasks)))
