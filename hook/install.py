@@ -147,7 +147,12 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def write_atomic(path: Path, data: Any, *, new_mode: int = 0o600) -> None:
-    """Write JSON so that a reader, or a crash, never sees half a file: a temp file in the same directory,
+    """Write JSON atomically (see :func:`write_text_atomic`)."""
+    write_text_atomic(path, json.dumps(data, indent=2, default=str) + "\n", new_mode=new_mode)
+
+
+def write_text_atomic(path: Path, text: str, *, new_mode: int = 0o600) -> None:
+    """Write a file so that a reader, or a crash, never sees half of it: a temp file in the same directory,
     fsync'd, then renamed over the target. An existing file keeps its mode; a new one gets ``new_mode``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else new_mode
@@ -155,8 +160,7 @@ def write_atomic(path: Path, data: Any, *, new_mode: int = 0o600) -> None:
     try:
         os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, default=str)
-            f.write("\n")
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
         Path(tmp).replace(path)

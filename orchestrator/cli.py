@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from hook import contract as c
+from orchestrator.graph.cli import app as graph_app
 from orchestrator.memory.cli import app as memory_app
 
 app = typer.Typer(
@@ -32,6 +33,7 @@ app.add_typer(gateway_app, name="gateway")
 app.add_typer(plan_app, name="plan")
 app.add_typer(approvals_app, name="approvals")
 app.add_typer(memory_app, name="memory", help="The swarm's shared memory: search, add and reindex findings.")
+app.add_typer(graph_app, name="graph", help="The RDF twin of runs: SPARQL query, export and endpoint.")
 
 StateDir = Annotated[Path | None, typer.Option("--state-dir", help="state directory (default $ACTEON_STATE_DIR "
                                                                     "or ./.acteon-swarm)")]

@@ -133,6 +133,16 @@ class Run:
                 self.memory.close()
         return await self._finish(dict(statuses))
 
+    def _write_twin(self) -> None:
+        """The run's RDF twin (graph.nq), projected from the journal now that it is complete. It is a cache
+        (``graph query`` rebuilds a missing or stale one), so a failure here is journaled, not fatal."""
+        from orchestrator.graph.project import write_run_graph  # rdflib is heavy: only when a run ends
+
+        try:
+            write_run_graph(self.dir)
+        except Exception as e:
+            self.dir.record(R.Note, kind="graph_error", data={"error": f"{type(e).__name__}: {e}"})
+
     def _replay(self) -> dict[str, str]:
         """On resume: the journal's task statuses, and the plan as the refiner left it (added tasks,
         changed priorities): the journal, not plan.json, is the record of those edits."""
@@ -168,6 +178,8 @@ class Run:
         self.dir.write_run(status=status, finished_at=R.now_iso())
         self.dir.summary_file.write_text(summary(self.plan, self.run_id, status, statuses, stats,
                                                  self.dir.read_events()), encoding="utf-8")
+        if self.cfg.graph.enabled:
+            self._write_twin()
         await self.client.aclose()
         peak = self.scheduler.peak_running if self.scheduler else 0
         return RunReport(self.run_id, status, statuses, stats, peak)
