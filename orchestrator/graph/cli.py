@@ -59,11 +59,13 @@ def _dataset(state_dir: Path | None, runs: list[str] | None, all_runs: bool, sto
              config: Path | None) -> Any:
     """The dataset of the chosen runs: exactly one of ``--run`` (repeatable) and ``--all``."""
     from orchestrator.graph.project import load_all
-    from orchestrator.rundir import JournalError, RunDir
+    from orchestrator.rundir import JournalError, RunDir, list_runs
 
     if bool(runs) == all_runs:
         raise fail("give --run ID (repeatable) or --all")
     state = _state(state_dir)
+    if all_runs and not list_runs(state):
+        raise fail(f"no runs in {state / 'runs'} (--state-dir, or $ACTEON_STATE_DIR, names another place?)")
     for run_id in runs or []:
         if not run_id or "/" in run_id or run_id in (".", ".."):
             raise fail(f"invalid run id {run_id!r}")

@@ -76,6 +76,11 @@ def test_bad_input_exits_2_with_one_line(state: Path, args: list[str], message: 
     assert code == 2 and message in err and out == ""
 
 
+def test_a_state_directory_without_runs_says_so(tmp_path: Path) -> None:
+    code, out, err = graph("query", "--ready", "alerts", "--all", "--state-dir", str(tmp_path))
+    assert code == 2 and "no runs in" in err and out == ""
+
+
 def test_export_in_three_formats(state: Path, tmp_path: Path) -> None:
     code, out, _ = graph("export", "--all", "--format", "nquads", "--state-dir", str(state))
     ds = Dataset()
