@@ -397,6 +397,7 @@ def _gather_plan(request: str, *, engine: str | None, model: str | None, command
     """Gather a plan through an engine. The engine runs like any agent: behind the gateway (a short-lived
     gateway run of its own, with the planner role's read-only rules), with its own gated settings."""
     import asyncio
+    import itertools
     import secrets
 
     from orchestrator.config import RefinerSection
@@ -419,7 +420,7 @@ def _gather_plan(request: str, *, engine: str | None, model: str | None, command
     url, admin, embedded = _gateway_for(state, cfg)
     run_id = f"gather-{secrets.token_hex(4)}"
     agent_dir = state / "gather" / run_id
-    answered = [0]
+    answers = itertools.count(1)  # each engine answer gets its own agent directory
 
     def person(question: str) -> str:
         return str(typer.prompt(f"? {question}"))
@@ -430,9 +431,8 @@ def _gather_plan(request: str, *, engine: str | None, model: str | None, command
             key = await client.create_run(run_id, role_rules({"planner": roles["planner"]}, run_id), None)
 
             async def ask_engine(prompt: str) -> str:
-                answered[0] += 1
                 return await ask(section, engine=chosen, prompt=prompt, workdir=where,
-                                 agent_dir=agent_dir / f"answer-{answered[0]}", env=dict(os.environ),
+                                 agent_dir=agent_dir / f"answer-{next(answers)}", env=dict(os.environ),
                                  gateway_url=url, agent_key=key, run_id=run_id, agent_id="planner")
 
             try:

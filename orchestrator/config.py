@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
+from orchestrator.plan import describe_error
+
 Engine = Literal["claude", "gemini", "command"]
 # Role names end up in gateway rule names (role-<name>-tools), which must be kebab-case.
 ROLE_NAME_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -183,19 +185,4 @@ def parse_config(data: dict[str, Any], source: str = "swarm.toml") -> SwarmConfi
     try:
         return SwarmConfig.model_validate(data)
     except ValidationError as e:
-        raise ConfigError([f"{source}: {_describe(err)}" for err in e.errors()]) from None
-
-
-def _describe(err: Any) -> str:
-    loc = ".".join(str(x) for x in err.get("loc", ()))
-    kind = err.get("type")
-    if kind == "extra_forbidden":
-        msg = "unknown key"
-    elif kind == "missing":
-        msg = "missing required key"
-    else:
-        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        value = err.get("input")
-        if kind != "value_error" and isinstance(value, str | int | float | bool) and len(repr(value)) <= 80:
-            msg += f" (got {value!r})"
-    return f"{loc}: {msg}" if loc else msg
+        raise ConfigError([f"{source}: {describe_error(err, show_input=True)}" for err in e.errors()]) from None

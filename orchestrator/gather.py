@@ -19,7 +19,7 @@ from typing import Any
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import ValidationError
 
-from orchestrator.plan import Plan, PlanError, validate_plan
+from orchestrator.plan import Plan, PlanError, describe_error, validate_plan
 from orchestrator.roles import Role
 
 Ask = Callable[[str], Awaitable[str]]  # prompt -> the engine's answer text
@@ -155,7 +155,7 @@ def _as_plan(obj: dict[str, Any], workdir: Path, roles: dict[str, Role]) -> Plan
 
 def _problems(e: Exception) -> list[str]:
     if isinstance(e, ValidationError):
-        return [f"{'.'.join(str(x) for x in err['loc']) or 'plan'}: {err['msg']}" for err in e.errors()[:20]]
+        return [describe_error(err) for err in e.errors()[:20]]
     if isinstance(e, PlanError):
         return e.errors[:20]
     return [str(e)]

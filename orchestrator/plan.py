@@ -108,7 +108,7 @@ def load_plan(path: Path, known_roles: set[str]) -> Plan:
     try:
         plan = Plan.model_validate(data)
     except ValidationError as e:
-        raise PlanError([f"{source}: {_describe(err)}" for err in e.errors()]) from None
+        raise PlanError([f"{source}: {describe_error(err)}" for err in e.errors()]) from None
     try:
         validate_plan(plan, known_roles)
     except PlanError as e:
@@ -130,8 +130,9 @@ def approve(plan: Plan, by: str, now: datetime) -> Plan:
     )
 
 
-def _describe(err: Any) -> str:
-    """One pydantic error as 'field.path: message'."""
+def describe_error(err: Any, *, show_input: bool = False) -> str:
+    """One pydantic error as 'field.path: message', in the words a person editing the file uses (plans,
+    swarm.toml, a refiner's task). ``show_input`` adds the offending value when it is short."""
     loc = ".".join(str(x) for x in err.get("loc", ()))
     kind = err.get("type")
     if kind == "extra_forbidden":
@@ -139,8 +140,11 @@ def _describe(err: Any) -> str:
     elif kind == "missing":
         msg = "missing required key"
     else:
-        msg = str(err.get("msg", "invalid"))
-        msg = msg.removeprefix("Value error, ")
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        value = err.get("input")
+        if (show_input and kind != "value_error" and isinstance(value, str | int | float | bool)
+                and len(repr(value)) <= 80):
+            msg += f" (got {value!r})"
     return f"{loc}: {msg}" if loc else msg
 
 

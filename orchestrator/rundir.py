@@ -187,6 +187,18 @@ Event = Annotated[
 _EVENT: TypeAdapter[Any] = TypeAdapter(Event)
 
 
+def parse_event(line: str | bytes) -> Any:
+    """One journal line as its event (raises pydantic's ValidationError)."""
+    return _EVENT.validate_json(line)
+
+
+def line_error(path: Path, number: int, e: ValidationError) -> JournalError:
+    """The error for a journal (or other JSON-lines) file's bad line: file, line number, field, problem."""
+    first = e.errors()[0]
+    where = ".".join(str(x) for x in first["loc"])
+    return JournalError(f"{path}:{number}: {where + ': ' if where else ''}{first['msg']}")
+
+
 class RunDir:
     def __init__(self, state_dir: Path, run_id: str) -> None:
         self.run_id = run_id
@@ -259,11 +271,9 @@ class RunDir:
                 if not line.strip():
                     continue
                 try:
-                    events.append(_EVENT.validate_json(line))
+                    events.append(parse_event(line))
                 except ValidationError as e:
-                    first = e.errors()[0]
-                    where = ".".join(str(x) for x in first["loc"])
-                    raise JournalError(f"{self.journal_file}:{number}: {where}: {first['msg']}") from None
+                    raise line_error(self.journal_file, number, e) from None
         return events
 
     def append(self, event: BaseModel) -> None:
@@ -295,11 +305,12 @@ class RunDir:
 
     def task_statuses(self) -> dict[str, str]:
         """Replay the journal: the last status of every task (the checkpoint is only a cache of this)."""
-        statuses: dict[str, str] = {}
-        for ev in self.read_events():
-            if isinstance(ev, TaskStatusChanged):
-                statuses[ev.task_id] = ev.status
-        return statuses
+        return task_statuses(self.read_events())
+
+
+def task_statuses(events: list[Any]) -> dict[str, str]:
+    """The last status of every task in these journal events."""
+    return {ev.task_id: ev.status for ev in events if isinstance(ev, TaskStatusChanged)}
 
 
 def runs_root(state_dir: Path) -> Path:

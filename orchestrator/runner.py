@@ -87,8 +87,10 @@ class Run:
     # --- lifecycle ---------------------------------------------------------------------------------
     async def execute(self) -> RunReport:
         self.dir.create()
+        # A resume reads the journal once: orphans to reap, the refiner's edits, statuses, tailer cursors.
+        past = self.dir.read_events() if self.opts.resume else []
         if self.opts.resume:
-            self.reaped = self._reap_orphans()
+            self.reaped = self._reap_orphans(past)
             self._agent_key = await self.client.mint_key(self.run_id)
         else:
             save_plan(self.plan, self.dir.plan_file)
@@ -103,7 +105,7 @@ class Run:
                            objective=self.plan.objective, started_at=R.now_iso(), finished_at=None)
         self.dir.record(R.RunStarted, run_id=self.run_id, plan_id=self.plan.id, engine=self.opts.engine, pid=pid,
                         resumed=self.opts.resume)
-        initial: dict[str, Any] | None = self._replay() if self.opts.resume else None
+        initial: dict[str, Any] | None = self._replay(past) if self.opts.resume else None
         if self.cfg.memory.enabled:
             self.memory = open_store(self.opts.state_dir)
             # Earlier runs' findings become searchable; a damaged journal elsewhere must not stop this run.
@@ -118,9 +120,9 @@ class Run:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.cancel, f"cancelled ({signal.Signals(sig).name})")
         max_s = self.plan.scope.max_duration_minutes * 60
-        self.watcher = Watcher(run_dir=self.dir, client=self.client, run_id=self.run_id, cfg=self.cfg.monitor,
-                               task_ids=list(self._tasks), kill_agent=self._kill_agent, note=self._note,
-                               max_duration_s=max_s, unfinished=self._unfinished)
+        self.watcher = Watcher(run_dir=self.dir, past=past, client=self.client, run_id=self.run_id,
+                               cfg=self.cfg.monitor, task_ids=list(self._tasks), kill_agent=self._kill_agent,
+                               note=self._note, max_duration_s=max_s, unfinished=self._unfinished)
         watching = asyncio.create_task(self.watcher.run())
         try:
             statuses = await self.scheduler.run(deadline=time.monotonic() + max_s)
@@ -143,10 +145,10 @@ class Run:
         except Exception as e:
             self.dir.record(R.Note, kind="graph_error", data={"error": f"{type(e).__name__}: {e}"})
 
-    def _replay(self) -> dict[str, str]:
+    def _replay(self, past: list[Any]) -> dict[str, str]:
         """On resume: the journal's task statuses, and the plan as the refiner left it (added tasks,
         changed priorities): the journal, not plan.json, is the record of those edits."""
-        for ev in self.dir.read_events():
+        for ev in past:
             if isinstance(ev, R.Finding):
                 self._findings += 1
             elif isinstance(ev, R.RefinerDecision) and not ev.fallback:
@@ -156,7 +158,7 @@ class Run:
                     self.plan.tasks = [t.model_copy(update={"priority": priority}) if t.id == task_id else t
                                        for t in self.plan.tasks]
         self._tasks = {t.id: t for t in self.plan.tasks}
-        return self.dir.task_statuses()
+        return R.task_statuses(past)
 
     def cancel(self, reason: str) -> None:
         self.cancel_reason = reason
@@ -184,11 +186,11 @@ class Run:
         peak = self.scheduler.peak_running if self.scheduler else 0
         return RunReport(self.run_id, status, statuses, stats, peak)
 
-    def _reap_orphans(self) -> list[str]:
+    def _reap_orphans(self, past: list[Any]) -> list[str]:
         """Agents the crashed orchestrator started and never saw finish may still run: kill them before
         their tasks run again, so no two copies of an agent work on the same files."""
         started: dict[str, R.AgentStarted] = {}
-        for ev in self.dir.read_events():
+        for ev in past:
             if isinstance(ev, R.AgentStarted):
                 started[ev.agent_id] = ev
             elif isinstance(ev, R.SubtaskFinished):

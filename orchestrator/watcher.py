@@ -27,13 +27,14 @@ Note = Callable[[str], None]
 
 
 class Watcher:
-    def __init__(self, *, run_dir: R.RunDir, client: GatewayClient, run_id: str, cfg: MonitorSection,
-                 task_ids: list[str], kill_agent: KillAgent, note: Note, max_duration_s: float,
+    def __init__(self, *, run_dir: R.RunDir, past: list[Any], client: GatewayClient, run_id: str,
+                 cfg: MonitorSection, task_ids: list[str], kill_agent: KillAgent, note: Note, max_duration_s: float,
                  unfinished: Callable[[], int], clock: Callable[[], float] = time.monotonic) -> None:
-        events = run_dir.read_events()
+        """``past``: the journal's events before this process started (a resume carries on after the last
+        call journaled and never repeats an alert)."""
         self.dir, self.client, self.run_id, self.cfg = run_dir, client, run_id, cfg
-        self.tailer = Tailer.from_journal(client, run_id, events, task_ids=task_ids)
-        self.detector = Detector(cfg, alerted=[(e.kind, e.agent_id) for e in events if isinstance(e, R.Alert)])
+        self.tailer = Tailer.from_journal(client, run_id, past, task_ids=task_ids)
+        self.detector = Detector(cfg, alerted=[(e.kind, e.agent_id) for e in past if isinstance(e, R.Alert)])
         self.kill_agent, self.note, self.unfinished = kill_agent, note, unfinished
         self.clock, self.started, self.max_duration_s = clock, clock(), max_duration_s
         self._stop = asyncio.Event()

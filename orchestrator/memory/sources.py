@@ -6,7 +6,6 @@ reading the same files again gives the same memories (same ids, texts and timest
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import secrets
@@ -14,10 +13,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from orchestrator.memory.model import Memory
-from orchestrator.rundir import Event, Finding, JournalError, RunDir, ToolCall, ToolCompleted, now_iso
+from orchestrator.rundir import Finding, RunDir, ToolCall, ToolCompleted, line_error, now_iso
 
 T = TypeVar("T")
 
@@ -103,15 +102,6 @@ def memory_from_event(event: Any, run_id: str, workspace: str) -> Memory | None:
 # --- reading journals incrementally ---------------------------------------------------------------
 
 
-@functools.cache
-def _event_adapter() -> TypeAdapter[Any]:
-    return TypeAdapter(Event)
-
-
-def parse_event(line: bytes) -> Any:
-    return _event_adapter().validate_json(line)
-
-
 def parse_manual(line: bytes) -> ManualFinding:
     return ManualFinding.model_validate_json(line)
 
@@ -141,9 +131,7 @@ def read_lines(
         try:
             value = parse(raw)
         except ValidationError as e:
-            first = e.errors()[0]
-            where = ".".join(str(x) for x in first["loc"])
-            raise JournalError(f"{path}:{line_no}: {where + ': ' if where else ''}{first['msg']}") from None
+            raise line_error(path, line_no, e) from None
         yield value, offset, line_no
 
 

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from orchestrator.memory import sources as src
 from orchestrator.memory.model import KINDS, Hit, Memory
-from orchestrator.rundir import JournalError, RunDir, list_runs
+from orchestrator.rundir import JournalError, RunDir, list_runs, parse_event
 
 __all__ = ["Hit", "Memory", "MemoryStore", "fts_query", "index_file", "open_store"]
 
@@ -302,7 +302,7 @@ class MemoryStore:
         def to_memory(event: Any) -> Memory | None:
             return src.memory_from_event(event, rd.run_id, workspace)
 
-        return self._sync(db, f"run:{rd.run_id}", rd.journal_file, src.parse_event, to_memory)
+        return self._sync(db, f"run:{rd.run_id}", rd.journal_file, parse_event, to_memory)
 
     def _sync(
         self, db: sqlite3.Connection, key: str, path: Path, parse: Callable[[bytes], T],

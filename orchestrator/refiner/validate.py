@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from orchestrator.plan import Plan, PlanError, Task, validate_plan
+from orchestrator.plan import Plan, PlanError, Task, describe_error, validate_plan
 from orchestrator.refiner.answer import MAX_PRIORITY, Action, Decision, RefinerAnswerError
 from orchestrator.roles import Role
 from orchestrator.scheduler import DEAD_ENDS
@@ -95,7 +95,7 @@ def added_task(
     try:
         task = Task.model_validate(raw)
     except ValidationError as e:
-        problems = "; ".join(_describe(err) for err in e.errors()[:5])
+        problems = "; ".join(describe_error(err) for err in e.errors()[:5])
         raise RefinerAnswerError(f"ADD: not a valid task: {problems}") from None
 
     if abs(task.priority) > MAX_PRIORITY:
@@ -141,11 +141,3 @@ def fresh_id(base: str, letter: str, taken: set[str]) -> str:
             taken.add(candidate)
             return candidate
     raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _describe(err: Any) -> str:
-    loc = ".".join(str(x) for x in err.get("loc", ()))
-    kind = err.get("type")
-    named = {"extra_forbidden": "unknown key", "missing": "missing required key"}
-    msg = named.get(kind, str(err.get("msg", "invalid")))
-    return f"{loc}: {msg.removeprefix('Value error, ')}" if loc else msg
