@@ -20,6 +20,7 @@ from redis.asyncio.client import Redis
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway.analyzer import Analyzer, shared_analyzer
 from gateway.api import approvals, dispatch, health, hooks, rules, runs
 from gateway.auth import Authenticator, ensure_admin_key, ensure_default_agent_key, hash_key
 from gateway.config import Settings
@@ -93,8 +94,10 @@ def create_app(
     *,
     clock: Clock | None = None,
     redis: Redis | None = None,
+    analyzer: Analyzer | None = None,
 ) -> FastAPI:
-    """Build a gateway. ``clock`` (ms) replaces Redis TIME — for tests only; ``redis`` injects a client."""
+    """Build a gateway. ``clock`` (ms) replaces Redis TIME — for tests only; ``redis`` injects a client;
+    ``analyzer`` replaces the process's shared shell analyzer."""
     settings = settings or Settings.from_env()
     embedded = not settings.redis_url
     backend = Backend(redis if redis is not None else connect(settings.redis_url, timeout_s=settings.redis_timeout_s),
@@ -107,9 +110,13 @@ def create_app(
     policy = Policy(backend, settings.rules_dir)
     metrics = Metrics()
     secret_paths = tuple(str(p.resolve()) for p in (settings.state_dir,))
+    if analyzer is None and settings.isolate_analysis:
+        analyzer = shared_analyzer()
+    if analyzer is not None:
+        analyzer.start()  # the children import the parser while the app finishes starting
     state = GatewayState(
         settings=settings, backend=backend, policy=policy, auth=Authenticator(backend, admin_key),
-        dispatcher=Dispatcher(backend, policy, metrics, settings.home, secret_paths),
+        dispatcher=Dispatcher(backend, policy, metrics, settings.home, secret_paths, analyzer),
         metrics=metrics, notifier=Notifier(backend, policy.refresh_global),
         embedded=embedded, admin_key_file=admin_key_file,
     )

@@ -29,6 +29,9 @@ class Settings:
     home: str = field(default_factory=default_home)
     redis_timeout_s: float = 1.0
     max_body_bytes: int = 1_048_576
+    # Analyse shell commands in isolated child processes (gateway.analyzer); off only for tools
+    # that measure the analysis in-process.
+    isolate_analysis: bool = True
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:

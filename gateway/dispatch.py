@@ -7,10 +7,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from gateway.analyzer import Analyzer
 from gateway.errors import NotFound
 from gateway.metrics import Metrics
 from gateway.models import DispatchRequest
-from gateway.normalize import normalize
+from gateway.normalize import Facts, is_shell_tool, normalize, shell_command
 from gateway.policy import Policy
 from gateway.rules.engine import evaluate, rewrite_input
 from gateway.store import approvals, runs
@@ -26,14 +27,21 @@ class Dispatcher:
     metrics: Metrics
     home: str
     secret_paths: tuple[str, ...] = ()
+    # Shell commands are analysed in isolated child processes; None analyses in this process
+    # (embedded tools and benchmarks that measure the analysis itself).
+    analyzer: Analyzer | None = None
 
     async def dispatch(self, req: DispatchRequest, *, dry_run: bool) -> dict[str, Any]:
         """Decide one call; returns the answer (the shape of ``DispatchResponse``, None fields left out)."""
         started = time.perf_counter()
+        shell_facts: Facts | None = None
+        if self.analyzer is not None and is_shell_tool(req.tool):
+            command, workdir = shell_command(req.input, req.cwd, self.home)
+            shell_facts = await self.analyzer.afacts(command, workdir, self.home, self.secret_paths)
         call = normalize(
             run_id=req.run_id, agent_id=req.agent_id, role=req.role, provider=req.provider,
             tool=req.tool, input=req.input, cwd=req.cwd, home=self.home,
-            secret_paths=self.secret_paths, mcp_server=req.mcp_server,
+            secret_paths=self.secret_paths, mcp_server=req.mcp_server, shell_facts=shell_facts,
         )
         action_id = "act-" + secrets.token_hex(10)
         approval_id = approvals.new_id(secrets.token_hex(8), req.run_id)
@@ -67,6 +75,8 @@ class Dispatcher:
             reason = f"{reason} (retry in {decision.retry_after_ms / 1000:.1f}s)"
         elif decision.outcome == c.PENDING_APPROVAL:
             reason = f"waiting for human approval ({decision.approval_id or 'dry run'}): {reason}"
+        if call.facts.limit is not None and decision.outcome not in c.ALLOWED_OUTCOMES:
+            reason = f"{reason} (not analysed: {call.facts.limit})"
         if not dry_run:
             self.metrics.decisions.labels(decision.outcome, call.action_type).inc()
             self.metrics.decision_seconds.observe(time.perf_counter() - started)

@@ -65,6 +65,7 @@ class Facts:
     executables: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
     path_facts: tuple[P.PathFact, ...] = field(default=(), repr=False)
+    limit: str | None = None  # for an unparseable command: the analysis limit it hit, if any
 
 
 _LIST_FIELDS = {
@@ -139,7 +140,10 @@ def normalize(
     home: str,
     secret_paths: tuple[str, ...] = (),
     mcp_server: str | None = None,
+    shell_facts: Facts | None = None,
 ) -> Call:
+    """Normalize one call. ``shell_facts``: a shell command's facts computed elsewhere (the
+    dispatcher analyses commands in isolated child processes, see ``gateway.analyzer``)."""
     action_type = _TOOL_ACTIONS.get(tool)
     if action_type is None:
         mcp = _split_mcp(tool, mcp_server)
@@ -148,10 +152,10 @@ def normalize(
         else:
             action_type, facts = c.OTHER, Facts(target=tool[:_MAX_TARGET])
     elif action_type == c.EXECUTE_COMMAND:
-        command = input.get("command")
-        # Gemini's run_shell_command may run in a sub-directory of the workspace.
-        facts = _command_facts(command if isinstance(command, str) else "", cwd, _s(input.get("dir_path")),
-                               home, secret_paths)
+        if shell_facts is None:
+            command, workdir = shell_command(input, cwd, home)
+            shell_facts = cached_command_facts(command, workdir, home, secret_paths)
+        facts = shell_facts
     elif action_type == c.WEB_FETCH:
         urls = _urls(tool, input)
         hosts = tuple(dict.fromkeys(h for h in (_host(u) for u in urls) if h))
@@ -166,11 +170,21 @@ def normalize(
     return Call(run_id, agent_id, role, provider, tool, action_type, input, cwd, facts)
 
 
-@functools.lru_cache(maxsize=8192)
-def _command_facts(
-    command: str, cwd: str | None, dir_path: str | None, home: str, secret_paths: tuple[str, ...]
-) -> Facts:
+def is_shell_tool(tool: str) -> bool:
+    return _TOOL_ACTIONS.get(tool) == c.EXECUTE_COMMAND
+
+
+def shell_command(input: Mapping[str, Any], cwd: str | None, home: str) -> tuple[str, str | None]:
+    """A shell tool call's command and the directory it runs in."""
+    command = input.get("command")
+    # Gemini's run_shell_command may run in a sub-directory of the workspace.
+    dir_path = _s(input.get("dir_path"))
     workdir = P.resolve(dir_path, cwd, home) if dir_path else cwd
+    return (command if isinstance(command, str) else ""), workdir
+
+
+def command_facts(command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...]) -> Facts:
+    """Analyse a shell command in this process (bounded by ``gateway.shell.limits``)."""
     a = analyze(command, workdir, home, secret_paths)
     return Facts(
         target=command[:_MAX_TARGET],
@@ -181,7 +195,16 @@ def _command_facts(
         executables=a.executables,
         commands=(command, *a.commands),
         path_facts=a.paths,
+        limit=a.limit,
     )
+
+
+cached_command_facts = functools.lru_cache(maxsize=8192)(command_facts)
+
+
+def unparseable_facts(command: str, reason: str) -> Facts:
+    """The facts of a command whose analysis could not finish (crash, timeout, no analyser)."""
+    return Facts(target=command[:_MAX_TARGET], categories=("unparseable",), commands=(command,), limit=reason)
 
 
 @functools.lru_cache(maxsize=8192)

@@ -9,11 +9,8 @@ from gateway.paths import PathFact
 from gateway.shell import categories as cat
 from gateway.shell.facts import Facts
 from gateway.shell.flow import EMPTY, Scope
+from gateway.shell.limits import OUT_OF_MEMORY, prescan
 from gateway.shell.walker import Walker
-
-# Longer command lines are analyzed up to this length and reported unparseable: a tool call that
-# big is not something to wave through without a human looking at it.
-MAX_COMMAND_CHARS = 256 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +21,7 @@ class ShellAnalysis:
     paths: tuple[PathFact, ...]  # every path touched
     hosts: tuple[str, ...]  # hosts contacted, lower-case, no port
     categories: frozenset[str]
+    limit: str | None = None  # the analysis limit that made the command unparseable, if one did
 
 
 def analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...] = ()) -> ShellAnalysis:
@@ -50,11 +48,18 @@ def _analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, 
         scope = Scope(workspace, True, {"HOME": home} if home else {})
         if workspace is not None:
             scope.vars["PWD"] = workspace
-        if len(command) > MAX_COMMAND_CHARS:
-            facts.unparseable()
-            command = command[:MAX_COMMAND_CHARS]
+        limit = prescan(command)
+        if limit is not None:  # not even parsed: its cost for the parser is the agent's choice
+            facts.unparseable(limit)
+            return _result(facts)
         Walker(facts).run_script(command, scope, EMPTY, 0)
-    except (Exception, RecursionError):  # keep what was found, flag the rest
+    except RecursionError:
+        facts.unparseable("syntax nested too deep to follow")
+        return _result(facts)
+    except MemoryError:
+        facts.unparseable(OUT_OF_MEMORY)
+        return _result(facts)
+    except Exception:  # keep what was found, flag the rest
         return _failure(facts)
     return _result(facts)
 
@@ -67,6 +72,7 @@ def _result(facts: Facts) -> ShellAnalysis:
         paths=facts.paths,
         hosts=facts.hosts,
         categories=frozenset(facts.categories),
+        limit=facts.limit,
     )
 
 

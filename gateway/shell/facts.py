@@ -12,6 +12,7 @@ from gateway.secrets import is_agent_config, is_secret_path
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.flow import Scope
+from gateway.shell.limits import MAX_COMMANDS, MAX_NODES
 from gateway.shell.targets import (
     SYSRQ_TRIGGER,
     is_destructive,
@@ -38,7 +39,8 @@ class Facts:
     """Mutable collector for one ``analyze`` call."""
 
     __slots__ = ("_commands", "_executables", "_facts", "_hosts", "_paths", "_secrets", "budget", "categories",
-                 "home", "loop_budget", "parsed", "roles", "secret_extra", "workspace")
+                 "commands_left", "home", "limit", "loop_budget", "nesting", "nodes_left", "parsed", "roles",
+                 "secret_extra", "workspace")
 
     def __init__(self, workspace: str | None, home: str, secret_extra: tuple[str, ...]) -> None:
         self.workspace = workspace
@@ -47,6 +49,10 @@ class Facts:
         self.parsed = True
         self.budget = _SCRIPT_BUDGET
         self.loop_budget = _LOOP_BUDGET
+        self.nodes_left = MAX_NODES
+        self.commands_left = MAX_COMMANDS
+        self.nesting = 0
+        self.limit: str | None = None  # the first analysis limit hit, as a reason for humans
         self.categories: set[str] = set()
         self.roles: list[str] = []
         self._executables: dict[str, None] = {}
@@ -77,9 +83,12 @@ class Facts:
             self._hosts[host] = None
         return host
 
-    def unparseable(self) -> None:
+    def unparseable(self, limit: str | None = None) -> None:
+        """The command cannot be vouched for; ``limit`` names the analysis limit that was hit, if any."""
         self.parsed = False
         self.categories.add(cat.UNPARSEABLE)
+        if limit is not None and self.limit is None:
+            self.limit = limit
 
     @property
     def executables(self) -> tuple[str, ...]:

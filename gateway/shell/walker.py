@@ -18,6 +18,7 @@ from gateway.shell.commands import handler_for
 from gateway.shell.facts import NETWORK_STREAM, SHELL_READS_STDIN, Facts
 from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow, Scope
 from gateway.shell.invocation import Call
+from gateway.shell.limits import MAX_COMMANDS, MAX_NESTING, MAX_NODES
 from gateway.shell.redirections import Redirections, read_redirections
 from gateway.shell.syntax import calls_itself_in_parallel, parse, reading, text_of
 from gateway.shell.words import (
@@ -46,8 +47,11 @@ class Walker:
 
     def run_script(self, text: str, scope: Scope, stdin: Flow, depth: int) -> Flow:
         facts = self.facts
-        if depth > MAX_DEPTH or len(text) > facts.budget:
-            facts.unparseable()  # too deep to follow: cannot vouch for it
+        if depth > MAX_DEPTH:
+            facts.unparseable(f"scripts nested more than {MAX_DEPTH} deep (bash -c, eval …)")
+            return OPAQUE
+        if len(text) > facts.budget:  # brace expansion and eval can multiply nested scripts
+            facts.unparseable("nested scripts add up to more than the analysis budget")
             return OPAQUE
         facts.budget -= len(text)
         parsed = parse(text)
@@ -81,6 +85,10 @@ class Walker:
                 stdin = EMPTY
         if not argv:
             return EMPTY
+        facts.commands_left -= 1
+        if facts.commands_left < 0:
+            facts.unparseable(f"more than {MAX_COMMANDS:,} simple commands")
+            return OPAQUE
         head = argv[0]
         facts.command(_render(argv))
         if not head.exact and head.value not in ("[", "[["):
@@ -97,6 +105,24 @@ class Walker:
     # -- structure ------------------------------------------------------------------------------
 
     def visit(self, node: Node, scope: Scope, stdin: Flow, depth: int) -> Flow:
+        """Visit one syntax node, within the walk's node and nesting budgets (``limits``)."""
+        facts = self.facts
+        if facts.limit is not None:  # a limit was hit: stop all work, the verdict is unparseable
+            return OPAQUE
+        facts.nodes_left -= 1
+        if facts.nodes_left < 0:
+            facts.unparseable(f"more than {MAX_NODES:,} syntax nodes")
+            return OPAQUE
+        if facts.nesting >= MAX_NESTING:
+            facts.unparseable(f"syntax nested more than {MAX_NESTING} levels deep")
+            return OPAQUE
+        facts.nesting += 1
+        try:
+            return self._visit(node, scope, stdin, depth)
+        finally:
+            facts.nesting -= 1
+
+    def _visit(self, node: Node, scope: Scope, stdin: Flow, depth: int) -> Flow:
         kind = node.type
         if kind == "command":
             return self._command(node, scope, stdin, depth, [])
