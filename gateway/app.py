@@ -32,6 +32,7 @@ from gateway.policy import Policy
 from gateway.state import GatewayState
 from gateway.store import runs as run_store
 from gateway.store.backend import Backend, Clock, connect
+from gateway.store.guard import refuse_open_store
 from hook import contract as c
 
 log = logging.getLogger("acteon.gateway")
@@ -100,6 +101,8 @@ def create_app(
     ``analyzer`` replaces the process's shared shell analyzer."""
     settings = settings or Settings.from_env()
     embedded = not settings.redis_url
+    if settings.redis_url and not settings.insecure_redis and redis is None:
+        refuse_open_store(settings.redis_url)  # raises OpenStore: never serve on a store anyone can rewrite
     backend = Backend(redis if redis is not None else connect(settings.redis_url, timeout_s=settings.redis_timeout_s),
                       clock=clock, timeout_s=settings.redis_timeout_s)
     admin_key_file: Path | None = None

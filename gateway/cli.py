@@ -21,6 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=c.DEFAULT_PORT, help="port (default %(default)s)")
     p.add_argument("--rules", type=Path, default=None, help="rules directory (default: the bundled rules/)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (needs ACTEON_REDIS_URL when > 1)")
+    p.add_argument("--insecure-redis", action="store_true",
+                   help="serve even if Redis accepts commands without a password (not recommended)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     return p
 
@@ -37,10 +39,19 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     # Fail fast on a bad pack or unusable settings, before uvicorn forks workers.
-    from gateway.config import Settings
+    from gateway.config import ENV_INSECURE_REDIS, Settings
     from gateway.rules import RuleError, load_dir
+    from gateway.store.guard import OpenStore, refuse_open_store
 
+    if args.insecure_redis:
+        os.environ[ENV_INSECURE_REDIS] = "1"
     settings = Settings.from_env()
+    if settings.redis_url and not settings.insecure_redis:
+        try:
+            refuse_open_store(settings.redis_url)
+        except OpenStore as e:
+            print(f"acteon-gateway: {e}", file=sys.stderr)
+            return 2
     try:
         load_dir(settings.rules_dir)
     except RuleError as e:

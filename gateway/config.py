@@ -9,6 +9,8 @@ from pathlib import Path
 from gateway.paths import default_home
 from hook import contract as c
 
+ENV_INSECURE_REDIS = "ACTEON_INSECURE_REDIS"  # set by --insecure-redis for the server's workers
+
 
 def bundled_rules_dir() -> Path:
     """The repository's ``rules/`` (next to the packages) or, when installed, the shared data copy."""
@@ -32,6 +34,8 @@ class Settings:
     # Analyse shell commands in isolated child processes (gateway.analyzer); off only for tools
     # that measure the analysis in-process.
     isolate_analysis: bool = True
+    # Serve even when Redis accepts unauthenticated commands (gateway.store.guard); off by default.
+    insecure_redis: bool = False
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -43,4 +47,5 @@ class Settings:
         if e.get(c.ENV_STATE_DIR):
             s.state_dir = Path(e[c.ENV_STATE_DIR])
         s.admin_key = e.get(c.ENV_ADMIN_KEY) or None
+        s.insecure_redis = e.get(ENV_INSECURE_REDIS, "") in ("1", "true", "yes")
         return s

@@ -71,6 +71,10 @@ class SafetySection(_Section):
     require_plan_approval: bool = True
     blocked_commands: list[Regex] = Field(default_factory=list)  # searched in every shell command
     approval_timeout_seconds: int = Field(default=600, ge=1)
+    # More of the user's environment variables agents may see (names or patterns like "AWS_*"); the
+    # gateway's own secrets never pass (orchestrator.engines.environment).
+    pass_env: list[Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_*?]*$", max_length=128)]] = (
+        Field(default_factory=list))
 
 
 class RoleSection(_Section):

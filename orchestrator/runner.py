@@ -243,7 +243,7 @@ class Run:
                 workdir=Path(self.plan.scope.working_directory), agent_dir=self.dir.agent_dir(agent_id),
                 gateway_url=self.opts.gateway_url, agent_key=self._agent_key,
                 timeout_s=float(sub.timeout_seconds or self.opts.subtask_timeout_s), client=self.client,
-                base_env=self.opts.env,
+                base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
                 on_start=functools.partial(self._agent_started, task.id, sub.id, agent_id),
             )
             try:
@@ -314,7 +314,7 @@ class Run:
             self.cfg.refiner, engine=self.opts.engine, plan=self.plan, finished_task=task, result_text=result_text,
             statuses=statuses, roles=self.roles, workdir=Path(self.plan.scope.working_directory),
             agent_dir=self.dir.agent_dir(f"refiner.{task.id}"), env=self.opts.env, gateway_url=self.opts.gateway_url,
-            agent_key=self._agent_key, run_id=self.run_id)
+            agent_key=self._agent_key, run_id=self.run_id, pass_env=tuple(self.cfg.safety.pass_env))
         try:
             self._apply(decision)
         except ValueError as e:  # the schedule moved on while the refiner thought (a task started)

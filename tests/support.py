@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -43,35 +44,41 @@ def wait_until(predicate, timeout_s: float = 10.0, what: str = "condition") -> N
     raise TimeoutError(f"timed out waiting for {what}")
 
 
-def _redis_up(port: int) -> bool:
+def _redis_up(port: int, password: str | None) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
-            s.sendall(b"PING\r\n")
-            return s.recv(16).startswith(b"+PONG")
+            s.sendall((f"AUTH {password}\r\n" if password else "").encode() + b"PING\r\n")
+            return b"+PONG" in s.recv(64)
     except OSError:
         return False
 
 
 class RedisServer:
-    """A throw-away redis-server on a free loopback port; can be stopped and started again."""
+    """A throw-away redis-server on a free loopback port; can be stopped and started again.
 
-    def __init__(self, port: int | None = None) -> None:
+    It requires a password, as users must run it (the gateway refuses an open Redis); ``password=None``
+    starts an open one, for the test that proves that refusal."""
+
+    def __init__(self, port: int | None = None, password: str | None = "") -> None:
         self.binary = shutil.which("redis-server")
         self.port = port or free_port()
+        self.password = secrets.token_hex(12) if password == "" else password
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> RedisServer:
         assert self.binary
         self.proc = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--protected-mode", "yes", "--loglevel", "warning"],
+             "--protected-mode", "yes", "--loglevel", "warning",
+             *(["--requirepass", self.password] if self.password else [])],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        wait_until(lambda: _redis_up(self.port), what="redis-server")
+        wait_until(lambda: _redis_up(self.port, self.password), what="redis-server")
         return self
 
     def stop(self) -> None:

@@ -30,6 +30,8 @@ HANDLERS: dict[str, Handler] = {
     "dd": files.dd,
     "sudoedit": files.touch,
     "find": find,
+    # the gateway's own store
+    **dict.fromkeys(network.REDIS_CLIENTS, network.redis_client),
     # navigating and inspecting
     "cd": files.cd,
     "pushd": files.cd,

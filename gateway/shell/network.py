@@ -319,6 +319,18 @@ def rsync(call: Call) -> Flow:
     return _copy(call, options.operands, deletes)
 
 
+# Redis clients: the gateway's approvals, quotas, throttles, audit and rule pack live in a Redis. An agent
+# holds no password for it, but a client in an agent's hands is the first step of every attack on that
+# state, and an agent's own work rarely needs one (a pack can allow it per run for a project that does).
+REDIS_CLIENTS = frozenset({"redis-cli", "valkey-cli", "keydb-cli", "redis-benchmark", "valkey-benchmark",
+                           "redis-check-aof", "redis-check-rdb", "iredis"})
+
+
+def redis_client(call: Call) -> Flow:
+    call.flag(cat.GATEWAY_STATE)
+    return OPAQUE
+
+
 def host_only(call: Call) -> Flow:
     """ping, sftp, ftp, dig, …: record the host (first operand) and nothing else."""
     operands = scan(call.args, spec("cCiIlpstwWPoF")).operands

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Protocol
 
 from hook import contract as c
+from orchestrator.engines.environment import agent_environment
 from orchestrator.gatewayclient import GatewayClient
 
 
@@ -36,19 +37,20 @@ class SubtaskContext:
     # Called with the agent's pid (= process group id) once it runs: the runner journals it so that a
     # resume after a crash can reap an orphaned agent, and the monitor can kill a runaway one.
     on_start: Callable[[int], None] | None = None
+    pass_env: tuple[str, ...] = ()  # [safety] pass_env: more of the user's variables the agent may see
 
     def agent_env(self) -> dict[str, str]:
-        """The agent's environment: the user's, plus its identity for the hook (its run-scoped key,
-        never the admin key)."""
+        """The agent's environment: the allow-listed part of the user's, plus its identity for the hook
+        (its run-scoped key; never the admin key, the store's address or a key file)."""
         return identity_env(self.base_env, gateway_url=self.gateway_url, agent_key=self.agent_key,
-                            run_id=self.run_id, agent_id=self.agent_id, role=self.role)
+                            run_id=self.run_id, agent_id=self.agent_id, role=self.role, pass_env=self.pass_env)
 
 
 def identity_env(base_env: dict[str, str], *, gateway_url: str, agent_key: str, run_id: str, agent_id: str,
-                 role: str) -> dict[str, str]:
-    """``base_env`` without the admin key, plus an agent's identity for the hook (also used by the
-    refiner, which is an agent without a subtask)."""
-    env = {k: v for k, v in base_env.items() if k != c.ENV_ADMIN_KEY}
+                 role: str, pass_env: tuple[str, ...] = ()) -> dict[str, str]:
+    """The allow-listed part of ``base_env`` (``environment.agent_environment``), plus an agent's identity
+    for the hook (also used by the refiner, which is an agent without a subtask)."""
+    env = agent_environment(base_env, pass_env)
     env.update({
         c.ENV_URL: gateway_url, c.ENV_AGENT_KEY: agent_key, c.ENV_RUN_ID: run_id,
         c.ENV_AGENT_ID: agent_id, c.ENV_AGENT_ROLE: role,

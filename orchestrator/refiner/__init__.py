@@ -80,6 +80,7 @@ async def refine(
     gateway_url: str,
     agent_key: str,
     run_id: str,
+    pass_env: tuple[str, ...] = (),
 ) -> RefinerOutcome:
     """Ask the refiner what to do after ``finished_task`` and return the checked decision, or CONTINUE
     with ``fallback=True`` and the reason when the model gives nothing usable. ``statuses`` are the
@@ -87,7 +88,7 @@ async def refine(
     prompt = refiner_prompt(plan, finished_task, result_text, statuses, roles=roles)
     try:
         answer = await ask(cfg, engine=engine, prompt=prompt, workdir=workdir, agent_dir=agent_dir, env=env,
-                           gateway_url=gateway_url, agent_key=agent_key, run_id=run_id)
+                           gateway_url=gateway_url, agent_key=agent_key, run_id=run_id, pass_env=pass_env)
     except RefinerUnavailable as e:
         return fallback(finished_task.id, e.reason)
     try:

@@ -56,6 +56,7 @@ async def ask(
     agent_key: str,
     run_id: str,
     agent_id: str = AGENT_ID,
+    pass_env: tuple[str, ...] = (),
 ) -> str:
     """The refiner's raw answer to ``prompt``. ``engine`` is the run's engine (``[refiner] engine``
     overrides it); ``env`` the user's environment, to which the agent identity is added; ``agent_dir``
@@ -63,7 +64,7 @@ async def ask(
     asks its planner the same way, as agent ``planner``."""
     chosen = refiner_engine(cfg, engine)
     agent_env = identity_env(env, gateway_url=gateway_url, agent_key=agent_key, run_id=run_id,
-                             agent_id=agent_id, role=ROLE)
+                             agent_id=agent_id, role=ROLE, pass_env=pass_env)
     try:
         _prepare(agent_dir, prompt)
         if chosen is None:

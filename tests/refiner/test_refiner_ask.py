@@ -65,8 +65,9 @@ async def test_command_gets_the_prompt_on_stdin_and_its_stdout_is_the_answer(tmp
     assert (tmp_path / "cwd.txt").read_text().strip() == str(tmp_path)
     env = dict(line.split("=", 1) for line in (tmp_path / "env.txt").read_text().splitlines() if "=" in line)
     assert env["ACTEON_AGENT_ID"] == "refiner" and env["ACTEON_AGENT_ROLE"] == "planner"
-    assert env["ACTEON_AGENT_KEY"] == "agent-key" and env["ACTEON_RUN_ID"] == "run-1" and env["KEEP"] == "me"
+    assert env["ACTEON_AGENT_KEY"] == "agent-key" and env["ACTEON_RUN_ID"] == "run-1"
     assert "ACTEON_ADMIN_KEY" not in env  # never the admin key
+    assert "KEEP" not in env  # the agent environment is an allow-list ([safety] pass_env adds to it)
     assert (tmp_path / "agents" / "refiner-1" / "prompt.md").read_text() == "Decide.\nLine two: ünïcode"
 
 

@@ -57,6 +57,11 @@ def test_cli_help_does_not_load_the_server_stack() -> None:
 def test_docker_compose_is_valid() -> None:
     doc = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     assert set(doc["services"]) == {"redis", "gateway"}
+    # The store requires a password and persists (AOF, fsync every second); the gateway's URL carries it.
+    redis_command = " ".join(doc["services"]["redis"]["command"])
+    assert "--requirepass" in redis_command and "--appendonly yes" in redis_command
+    assert "--appendfsync everysec" in redis_command
+    assert "${ACTEON_REDIS_PASSWORD" in doc["services"]["gateway"]["environment"]["ACTEON_REDIS_URL"]
     assert "./rules:/app/rules:ro" in doc["services"]["gateway"]["volumes"]
     assert all(p.startswith("127.0.0.1:") for p in doc["services"]["gateway"]["ports"])
     tool = shutil.which("docker-compose")
@@ -64,8 +69,12 @@ def test_docker_compose_is_valid() -> None:
         assert not IN_CI, "docker-compose must be installed in CI"
         return
     r = subprocess.run([tool, "config", "-q"], cwd=ROOT, capture_output=True, text=True,
-                       env={"PATH": "/usr/bin:/bin", "ACTEON_ADMIN_KEY": "x"})
+                       env={"PATH": "/usr/bin:/bin", "ACTEON_ADMIN_KEY": "x", "ACTEON_REDIS_PASSWORD": "y"})
     assert r.returncode == 0, r.stderr
+    # Without the store's password the stack does not start at all (no open Redis by omission).
+    r = subprocess.run([tool, "config", "-q"], cwd=ROOT, capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin", "ACTEON_ADMIN_KEY": "x"})
+    assert r.returncode != 0 and "ACTEON_REDIS_PASSWORD" in r.stderr
 
 
 def test_the_gate_path_loads_no_heavy_stdlib_module() -> None:
