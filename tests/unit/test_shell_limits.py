@@ -51,8 +51,9 @@ def test_what_was_found_before_a_limit_still_counts() -> None:
     assert "unparseable" in result.categories
     # The destructive part is not lost behind the limit (the prescan refuses the whole line, so the
     # verdict is unparseable, which is never an allow; a line within limits keeps both facts).
-    short = analyze("rm -rf /etc; " + "true;" * 900 + "(" * 200 + ")" * 200, "/work/proj", "/home/agent")
-    assert "destructive_delete" in short.categories
+    walked = analyze("rm -rf /etc; " + "(" * 200 + "true" + ")" * 200, "/work/proj", "/home/agent")
+    assert walked.limit is not None and "nested" in walked.limit
+    assert {"destructive_delete", "unparseable"} <= walked.categories
 
 
 def test_here_documents_and_single_quotes_do_not_count_towards_the_pipe_limit() -> None:
