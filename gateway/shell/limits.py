@@ -56,7 +56,7 @@ def prescan(command: str) -> str | None:
     if code.count("<<") <= MAX_HEREDOCS:
         code = _HEREDOC.sub("", code)
     code = _SINGLE_QUOTED.sub("''", code)
-    pipes = code.count("|")
+    pipes = _pipes(code)
     if pipes > MAX_PIPES:
         return f"{pipes:,} pipe operators; the analysis limit is {MAX_PIPES}"
     opens = code.count("=(")
@@ -71,8 +71,13 @@ def prescan(command: str) -> str | None:
     return None
 
 
+def _pipes(code: str) -> int:
+    return code.count("|") - 2 * code.count("||")  # `||` is a list operator, not a pipeline stage
+
+
 def _separators(code: str) -> int:
-    return code.count(";") + code.count("&") + code.count("\n")
+    # `&&` and `||` are one separator each; a lone `&` (background) is one too
+    return code.count(";") + code.count("&") - code.count("&&") + code.count("||") + code.count("\n")
 
 
 def _substitutions(code: str) -> int:
@@ -80,5 +85,5 @@ def _substitutions(code: str) -> int:
 
 
 def _over(code: str) -> bool:
-    return (code.count("|") > MAX_PIPES or code.count("=(") > MAX_ARRAY_OPENS
+    return (_pipes(code) > MAX_PIPES or code.count("=(") > MAX_ARRAY_OPENS
             or _separators(code) > MAX_SEPARATORS or _substitutions(code) > MAX_SUBSTITUTIONS)

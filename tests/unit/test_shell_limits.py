@@ -71,3 +71,9 @@ def test_ordinary_big_scripts_stay_analysable() -> None:
     result = analyze(script, "/work/proj", "/home/agent")
     assert result.limit is None
     assert "unparseable" not in result.categories
+
+
+def test_list_operators_count_once() -> None:
+    lines = "\n".join(f"make t{i} && ./check {i} || echo failed {i}" for i in range(80))
+    assert prescan(lines) is None  # 80 lines, 3 separators each: 239 < 256; no pipeline at all
+    assert prescan("a || " * 300 + "b") is not None  # but 300 of them are over the separator budget
