@@ -39,7 +39,12 @@ log = logging.getLogger("acteon.gateway")
 VERSION_CHECK_S = 2.0
 
 
+_MAX_MESSAGE = 3500  # every error body stays under 4 KB, whatever a request echoes back
+
+
 def _error(status: int, code: str, message: str) -> JSONResponse:
+    if len(message) > _MAX_MESSAGE:
+        message = f"{message[:_MAX_MESSAGE]}… ({len(message) - _MAX_MESSAGE:,} more characters)"
     return JSONResponse({c.ERROR_KEY: {"code": code, "message": message}}, status_code=status)
 
 
@@ -156,7 +161,8 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.gateway = state
-    for r in (dispatch.router, hooks.router, runs.router, rules.router, approvals.router, health.router):
+    for r in (dispatch.router, hooks.router, runs.router, rules.router, rules.vocabulary_router, approvals.router,
+              health.router):
         app.include_router(r)
 
     @app.exception_handler(GatewayError)
@@ -175,6 +181,11 @@ def create_app(
     async def _http(_r: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status_code, "http_error")
         return _error(exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(RecursionError)
+    async def _too_deep(_r: Request, _exc: RecursionError) -> JSONResponse:
+        # Only input nests this deep (a JSON body a hundred thousand levels down): bad input, not a fault.
+        return _error(400, "too_deep", "body: nested too deeply")
 
     @app.exception_handler(Exception)
     async def _unexpected(_r: Request, exc: Exception) -> JSONResponse:

@@ -18,7 +18,7 @@ from gateway.secrets import is_agent_config, is_secret_path
 from gateway.shell import analyze
 from hook import contract as c
 
-_TOOL_ACTIONS: dict[str, str] = {
+TOOL_ACTIONS: dict[str, str] = {
     # Claude Code
     "Bash": c.EXECUTE_COMMAND,
     "Write": c.WRITE_FILE,
@@ -144,7 +144,7 @@ def normalize(
 ) -> Call:
     """Normalize one call. ``shell_facts``: a shell command's facts computed elsewhere (the
     dispatcher analyses commands in isolated child processes, see ``gateway.analyzer``)."""
-    action_type = _TOOL_ACTIONS.get(tool)
+    action_type = TOOL_ACTIONS.get(tool)
     if action_type is None:
         mcp = _split_mcp(tool, mcp_server)
         if mcp:
@@ -171,7 +171,7 @@ def normalize(
 
 
 def is_shell_tool(tool: str) -> bool:
-    return _TOOL_ACTIONS.get(tool) == c.EXECUTE_COMMAND
+    return TOOL_ACTIONS.get(tool) == c.EXECUTE_COMMAND
 
 
 def shell_command(input: Mapping[str, Any], cwd: str | None, home: str) -> tuple[str, str | None]:

@@ -6,23 +6,43 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from gateway.api.deps import Admin, State
+from gateway.api.deps import Admin, Caller, State
 from gateway.errors import BadRequest
 from gateway.models import RulesPut
-from gateway.rules import Pack, RuleError, parse
+from gateway.rules import Pack, RuleError, parse, vocabulary
 from gateway.store import runs
 from hook import contract as c
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/rules", tags=["rules"])
+vocabulary_router = APIRouter(prefix=c.API_PREFIX, tags=["rules"])
+
+
+@vocabulary_router.get("/vocabulary")
+async def get_vocabulary(_: Caller) -> dict[str, Any]:
+    """The values the gateway produces for the closed rule fields (a rule naming another is an error)."""
+    return {
+        "fields": {field: list(values) for field, values in vocabulary.VOCABULARY.items()},
+        "tool_patterns": ["mcp__<server>__<tool>", "mcp_<server>_<tool>"],
+    }
+
+
+@router.get("/schema")
+async def get_schema(_: Caller) -> dict[str, Any]:
+    """The JSON Schema of a rule pack file, with the closed fields' values as enums."""
+    return vocabulary.schema()
 
 
 def _parse(body: RulesPut, source: str) -> tuple[Pack, list[Any]]:
-    if (body.yaml is None) == (body.rules is None):
-        raise BadRequest("body: give exactly one of 'yaml' or 'rules'")
     try:
-        return parse(body.yaml if body.yaml is not None else (body.rules or []), source)
+        return _parse_or_raise(body, source)
     except RuleError as e:
         raise BadRequest("rules: " + "; ".join(e.errors)) from None
+
+
+def _parse_or_raise(body: RulesPut, source: str) -> tuple[Pack, list[Any]]:
+    if (body.yaml is None) == (body.rules is None):
+        raise RuleError(["body: give exactly one of 'yaml' or 'rules'"])
+    return parse(body.yaml if body.yaml is not None else (body.rules or []), source)
 
 
 @router.get("")
@@ -46,7 +66,7 @@ async def put_rules(body: RulesPut, st: State, _: Admin) -> dict[str, Any]:
 async def validate_rules(body: RulesPut, _: Admin) -> dict[str, Any]:
     """Check a pack without installing it; errors name the rule."""
     try:
-        pack, _items = _parse(body, "request")
-    except BadRequest as e:
-        return {"valid": False, "errors": e.message.removeprefix("rules: ").split("; ")}
+        pack, _items = _parse_or_raise(body, "request")
+    except RuleError as e:
+        return {"valid": False, "errors": e.errors}
     return {"valid": True, "version": pack.version, "rules": [r.name for r in pack.rules]}

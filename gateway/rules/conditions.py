@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from gateway.rules import vocabulary
+
 
 class _HasValue(Protocol):
     def value(self, name: str) -> str | tuple[str, ...] | None: ...
@@ -107,6 +109,7 @@ def _operator(name: str, op: str, arg: Any) -> Predicate:
         if not isinstance(arg, list) or not arg:
             raise ConditionError(f"field '{name}': '{op}' takes a non-empty list")
         options = frozenset(str(_scalar(name, a)) for a in arg)
+        _check_values(name, options)
         if op == "in":
             return _positive(name, lambda v: v in options)
         return _negative(name, lambda v: v in options)
@@ -123,14 +126,21 @@ def _operator(name: str, op: str, arg: Any) -> Predicate:
             rx = re.compile(pattern)
         except re.error as e:
             raise ConditionError(f"field '{name}': bad regex {pattern!r}: {e}") from None
+        _check_pattern(name, op, pattern)
         return _positive(name, lambda v: rx.search(v) is not None)
     if op == "glob":
         globs = arg if isinstance(arg, list) else [arg]
         if not globs:
             raise ConditionError(f"field '{name}': 'glob' takes a pattern or a non-empty list")
         rxs = [re.compile(fnmatch.translate(str(_scalar(name, g)))) for g in globs]
+        for g in globs:
+            _check_pattern(name, op, str(g))
         return _positive(name, lambda v: any(r.match(v) for r in rxs))
     text = str(_scalar(name, arg))
+    if op in ("eq", "ne"):
+        _check_values(name, (text,))
+    else:
+        _check_pattern(name, op, text)
     if op == "eq":
         return _positive(name, lambda v: v == text)
     if op == "ne":
@@ -138,6 +148,21 @@ def _operator(name: str, op: str, arg: Any) -> Predicate:
     if op == "contains":
         return _positive(name, lambda v: text in v)
     return _positive(name, lambda v: v.startswith(text))  # starts_with
+
+
+def _check_values(name: str, values: frozenset[str] | tuple[str, ...]) -> None:
+    """Values of a closed field (category, action_type, …) must be ones the gateway produces."""
+    if vocabulary.is_closed(name):
+        for value in sorted(values):
+            if not vocabulary.known(name, value):
+                raise ConditionError(vocabulary.unknown_value(name, value))
+
+
+def _check_pattern(name: str, op: str, pattern: str) -> None:
+    if vocabulary.is_closed(name):
+        problem = vocabulary.pattern_matches_nothing(name, op, pattern)
+        if problem is not None:
+            raise ConditionError(problem)
 
 
 def _num(v: str) -> float:

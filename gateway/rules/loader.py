@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from gateway.rules import yamltext
 from gateway.rules.conditions import ConditionError, compile_condition
 from gateway.rules.model import Rewrite, Rule
 
@@ -24,12 +25,22 @@ _NAME = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MAX_RULES = 1000
 
 
+_MAX_ERRORS = 20
+_MAX_ERROR_CHARS = 300
+
+
 class RuleError(ValueError):
-    """A pack that cannot be loaded. ``errors`` lists every problem, each naming file and rule."""
+    """A pack that cannot be loaded. ``errors`` lists every problem, each naming file and rule.
+
+    The list is bounded (20 problems of at most 300 characters each): a message may echo a value from
+    the pack, and the pack may be hostile."""
 
     def __init__(self, errors: list[str]) -> None:
-        super().__init__("; ".join(errors))
-        self.errors = errors
+        shown = [e if len(e) <= _MAX_ERROR_CHARS else e[: _MAX_ERROR_CHARS - 1] + "…" for e in errors[:_MAX_ERRORS]]
+        if len(errors) > _MAX_ERRORS:
+            shown.append(f"… and {len(errors) - _MAX_ERRORS} more problems")
+        super().__init__("; ".join(shown))
+        self.errors = shown
 
 
 class _Replace(BaseModel):
@@ -102,6 +113,9 @@ def load_rules(items: Any, source: str) -> Pack:
         raise RuleError([f"{source}: 'rules' must be a list of rules"])
     if len(items) > MAX_RULES:
         raise RuleError([f"{source}: more than {MAX_RULES} rules"])
+    shape = yamltext.shape_problem(items)
+    if shape is not None:
+        raise RuleError([f"{source}: rules {shape}"])
     errors: list[str] = []
     rules: list[Rule] = []
     seen: set[str] = set()
@@ -135,7 +149,9 @@ def parse(spec: str | list[Any], source: str) -> tuple[Pack, list[Any]]:
     if isinstance(spec, list):
         return load_rules(spec, source), spec
     try:
-        doc = yaml.safe_load(spec)
+        doc = yamltext.load(spec)
+    except yamltext.YamlLimit as e:
+        raise RuleError([f"{source}: {e}"]) from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
