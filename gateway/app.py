@@ -115,7 +115,7 @@ def create_app(
     if not admin_key:
         admin_key, admin_key_file = ensure_admin_key(settings.state_dir)
     default_agent_key, _ = ensure_default_agent_key(settings.state_dir)
-    policy = Policy(backend, settings.rules_dir)
+    policy = Policy(backend, settings.rules_dir, settings.state_dir)
     metrics = Metrics()
     secret_paths = tuple(str(p.resolve()) for p in (settings.state_dir,))
     if analyzer is None and settings.isolate_analysis:
@@ -137,7 +137,7 @@ def create_app(
             await run_store.ensure_default(backend)
             # Other gateway processes on this Redis learn the key from it.
             await run_store.add_agent_key(backend, c.DEFAULT_RUN_ID, hash_key(default_agent_key))
-            await policy.refresh_global()
+            await policy.start(rules_from_file=settings.rules_from_file)
         except StoreUnavailable as e:  # start anyway; health says so and decisions resume later
             log.warning("state store unavailable at start-up: %s", e)
         state.notifier.start()

@@ -23,6 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, help="worker processes (needs ACTEON_REDIS_URL when > 1)")
     p.add_argument("--insecure-redis", action="store_true",
                    help="serve even if Redis accepts commands without a password (not recommended)")
+    p.add_argument("--rules-from-file", action="store_true",
+                   help="enforce the rules directory, replacing a pack uploaded through the API "
+                        "(also the way back when the store lost an uploaded pack)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     return p
 
@@ -39,12 +42,14 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     # Fail fast on a bad pack or unusable settings, before uvicorn forks workers.
-    from gateway.config import ENV_INSECURE_REDIS, Settings
+    from gateway.config import ENV_INSECURE_REDIS, ENV_RULES_FROM_FILE, Settings
     from gateway.rules import RuleError, load_dir
     from gateway.store.guard import OpenStore, refuse_open_store
 
     if args.insecure_redis:
         os.environ[ENV_INSECURE_REDIS] = "1"
+    if args.rules_from_file:
+        os.environ[ENV_RULES_FROM_FILE] = "1"
     settings = Settings.from_env()
     if settings.redis_url and not settings.insecure_redis:
         try:

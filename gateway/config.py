@@ -10,6 +10,7 @@ from gateway.paths import default_home
 from hook import contract as c
 
 ENV_INSECURE_REDIS = "ACTEON_INSECURE_REDIS"  # set by --insecure-redis for the server's workers
+ENV_RULES_FROM_FILE = "ACTEON_RULES_FROM_FILE"  # set by --rules-from-file
 
 
 def bundled_rules_dir() -> Path:
@@ -36,6 +37,9 @@ class Settings:
     isolate_analysis: bool = True
     # Serve even when Redis accepts unauthenticated commands (gateway.store.guard); off by default.
     insecure_redis: bool = False
+    # Make the rules directory the pack in force at start-up, replacing one uploaded through the API
+    # (the way back after the store lost an API pack; gateway.policy).
+    rules_from_file: bool = False
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -48,4 +52,5 @@ class Settings:
             s.state_dir = Path(e[c.ENV_STATE_DIR])
         s.admin_key = e.get(c.ENV_ADMIN_KEY) or None
         s.insecure_redis = e.get(ENV_INSECURE_REDIS, "") in ("1", "true", "yes")
+        s.rules_from_file = e.get(ENV_RULES_FROM_FILE, "") in ("1", "true", "yes")
         return s

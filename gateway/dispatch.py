@@ -16,7 +16,7 @@ from gateway.policy import Policy
 from gateway.rules.engine import evaluate, rewrite_input
 from gateway.store import approvals, runs
 from gateway.store.backend import Backend
-from gateway.store.decisions import StaleRules, UnknownRun, decide
+from gateway.store.decisions import Recheck, decide
 from hook import contract as c
 
 
@@ -45,26 +45,21 @@ class Dispatcher:
         )
         action_id = "act-" + secrets.token_hex(10)
         approval_id = approvals.new_id(secrets.token_hex(8), req.run_id)
-        for _attempt in range(3):
+        await self.policy.require_rules()
+        for _attempt in range(4):
             pack = self.policy.pack_for(req.run_id)
             evaluation = evaluate(pack, call)
             audit = self._audit_fields(req, call.action_type, call.target, action_id, started)
-            try:
-                decision = await decide(
-                    self.backend, call=call, evaluation=evaluation, action_id=action_id,
-                    approval_id=approval_id, rules_version=self.policy.cached_run_version(req.run_id),
-                    dry_run=dry_run, audit=audit,
-                )
+            verdict = await decide(
+                self.backend, call=call, evaluation=evaluation, action_id=action_id,
+                approval_id=approval_id, rules_version=self.policy.cached_run_version(req.run_id),
+                global_version=self.policy.global_version, dry_run=dry_run, audit=audit,
+            )
+            if not isinstance(verdict, Recheck):
+                decision = verdict
                 break
-            except StaleRules:
-                await self.policy.reload_run(req.run_id)
-                self.metrics.rule_reloads.labels("run").inc()
-            except UnknownRun:
-                if req.run_id != c.DEFAULT_RUN_ID:
-                    raise NotFound(f"run '{req.run_id}' not found") from None
-                # Redis was flushed or restarted empty: the default run always exists.
-                await runs.ensure_default(self.backend)
-        else:  # pragma: no cover - only if rules change three times within one call
+            await self._recheck(verdict, req.run_id)
+        else:  # pragma: no cover - only if rules change four times within one call
             raise NotFound(f"run '{req.run_id}' rules keep changing; try again")
 
         updated: dict[str, Any] | None = None
@@ -98,6 +93,21 @@ class Dispatcher:
         if updated is not None:
             answer["updated_input"] = updated
         return answer
+
+    async def _recheck(self, verdict: Recheck, run_id: str) -> None:
+        """Bring what this process evaluated with up to date; the caller evaluates again."""
+        if verdict.why == "stale_rules":
+            await self.policy.reload_run(run_id)
+            self.metrics.rule_reloads.labels("run").inc()
+        elif verdict.why == "stale_global":
+            await self.policy.refresh_global()
+            self.metrics.rule_reloads.labels("global").inc()
+        elif verdict.why == "no_global_rules":
+            await self.policy.store_lost()  # raises RulesUnavailable when an API pack was lost
+        elif run_id != c.DEFAULT_RUN_ID:
+            raise NotFound(f"run '{run_id}' not found")
+        else:  # Redis was flushed or restarted empty: the default run always exists.
+            await runs.ensure_default(self.backend)
 
     @staticmethod
     def _audit_fields(

@@ -6,7 +6,8 @@
      ├── Forbidden                    403 the key may not do this (agent key on admin routes, other run)
      ├── NotFound                     404 unknown run or approval
      ├── Conflict                     409 approval already resolved or expired, run exists
-     └── StoreUnavailable             503 Redis unreachable; the hook turns it into a deny
+     ├── StoreUnavailable             503 Redis unreachable; the hook turns it into a deny
+     └── RulesUnavailable             503 the API-uploaded pack in force was lost; an operator must act
 
 Every error answers ``{"error": {"code", "message"}}`` and never carries a stack trace.
 """
@@ -51,3 +52,8 @@ class Conflict(GatewayError):
 class StoreUnavailable(GatewayError):
     status = 503
     code = "store_unavailable"
+
+
+class RulesUnavailable(GatewayError):
+    status = 503
+    code = "rules_unavailable"

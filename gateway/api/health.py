@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from fastapi import APIRouter, Response
@@ -23,6 +24,12 @@ async def health(st: State) -> Response:
         "rules": {"version": st.policy.global_pack.version, "count": len(st.policy.global_pack.rules),
                   "source": st.policy.global_source},
     }
+    if st.policy.lost:
+        with contextlib.suppress(Exception):  # an operator may have put a pack in force since
+            await st.policy.refresh_global()
+    if st.policy.lost:
+        body.update(status="unavailable", error={"code": "rules_unavailable", "message": "no rule pack in force"})
+        return JSONResponse(body, status_code=503)
     try:
         await asyncio.wait_for(st.backend.redis.ping(), timeout=st.settings.redis_timeout_s)
     except Exception as e:  # any failure to reach the store is "unavailable", never a 500

@@ -10,7 +10,6 @@ from gateway.api.deps import Admin, Caller, State
 from gateway.errors import BadRequest
 from gateway.models import RulesPut
 from gateway.rules import Pack, RuleError, parse, vocabulary
-from gateway.store import runs
 from hook import contract as c
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/rules", tags=["rules"])
@@ -57,8 +56,7 @@ async def put_rules(body: RulesPut, st: State, _: Admin) -> dict[str, Any]:
     pack, items = _parse(body, "api")
     if not pack.rules:
         raise BadRequest("rules: refusing an empty global pack (everything would be denied)")
-    await runs.put_global_rules(st.backend, items, pack.version)
-    await st.policy.refresh_global()
+    await st.policy.uploaded(items, pack)
     return {"version": pack.version, "rules": len(pack.rules)}
 
 

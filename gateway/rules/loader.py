@@ -98,6 +98,10 @@ class Pack:
     def to_list(self) -> list[dict[str, Any]]:
         return [r.to_dict() for r in self.rules]
 
+    def to_items(self) -> list[dict[str, Any]]:
+        """The rules as loadable mappings, in walk order (what the store keeps for a files pack)."""
+        return [{k: v for k, v in r.to_dict().items() if k != "source"} for r in self.rules]
+
 
 EMPTY = Pack((), hashlib.sha256(b"[]").hexdigest()[:16])
 

@@ -19,6 +19,7 @@ from redis.asyncio.client import Redis
 from redis.asyncio.connection import Connection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.maint_notifications import MaintNotificationsConfig
 
 from gateway.errors import StoreUnavailable
 
@@ -54,6 +55,11 @@ def connect(url: str | None, *, timeout_s: float = 1.0) -> Redis:
             # No retries: when Redis is gone the caller must hear it within the timeout (503), not
             # after a backoff series; the next request simply tries again.
             retry=Retry(NoBackoff(), 0),
+            # Maintenance notifications are a managed-cloud Redis feature. Their default ("auto") is
+            # truthy, and while they are on, redis-py's pool skips its check that a pooled connection
+            # is still open: after a Redis restart the first command on each stale connection failed
+            # (a spurious 503). Off, a connection the server closed is replaced before it is used.
+            maint_notifications_config=MaintNotificationsConfig(enabled=False),
         )
         return aioredis.Redis(connection_pool=pool)
     import fakeredis  # only the embedded mode pays for it

@@ -18,15 +18,18 @@ from hook import contract as c
 APPROVAL_RETENTION_MS = 24 * 3600 * 1000  # resolved approvals stay readable this long after expiry
 
 
-class StaleRules(Exception):
-    """The run's rules changed since this process cached them; reload and evaluate again."""
+@dataclass(frozen=True, slots=True)
+class Recheck:
+    """The script decided nothing: what this process evaluated with is out of date. ``why``:
 
-    def __init__(self, version: str) -> None:
-        self.version = version
+    - ``stale_rules``: the run's own rules changed (``version`` is the new one);
+    - ``stale_global``: the global pack in force changed (another process, or a restart);
+    - ``no_global_rules``: the store holds no pack in force (Redis restarted empty);
+    - ``unknown_run``: the run does not exist (or the store lost it).
+    """
 
-
-class UnknownRun(Exception):
-    pass
+    why: str
+    version: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +78,10 @@ async def decide(
     action_id: str,
     approval_id: str,
     rules_version: str,
+    global_version: str,
     dry_run: bool,
     audit: dict[str, Any],
-) -> Decision:
+) -> Decision | Recheck:
     terminal = evaluation.terminal
     if terminal is None or terminal.action == "suppress":
         kind = "suppress"
@@ -117,17 +121,15 @@ async def decide(
         str(len(approval_pairs) // 2), *approval_pairs,
         rule_name, reason, orjson.dumps(audit).decode(),
         str(len(gates)), *gate_argv,
-        call.agent_id,
+        call.agent_id, global_version,
     ]
     script_keys = [
         keys.run(run_id), keys.stats(run_id), keys.audit(run_id), keys.approvals_index(run_id),
-        fp_key, keys.approval(run_id, approval_id), *gate_keys,
+        fp_key, keys.approval(run_id, approval_id), *gate_keys, keys.GLOBAL_RULES,
     ]
     result: list[Any] = await backend.call(backend.script("decide.lua")(keys=script_keys, args=argv))
-    if result[0] == "unknown_run":
-        raise UnknownRun(run_id)
-    if result[0] == "stale_rules":
-        raise StaleRules(str(result[1]))
+    if len(result) <= 2:
+        return Recheck(str(result[0]), str(result[1]) if len(result) > 1 else "")
     outcome, _failed, retry, appr, rule_out, reason_out, warn, now = result
     retry_ms = int(retry)
     return Decision(

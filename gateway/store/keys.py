@@ -2,8 +2,9 @@
 
 All keys of one run carry the hash tag ``{run_id}`` so that a decision touches a single Redis Cluster
 slot. Run ids are validated (no braces) before they get here. The few global keys (run index, agent
-key lookup, global rules) are never touched by the decision script, except a ``per: global`` throttle,
-whose key lives in the ``{global}`` slot (exact on a single node or Sentinel; see README).
+key lookup) are never touched by the decision script. Two ``{global}`` keys are: the rule pack in force,
+whose version every decision checks, and a ``per: global`` throttle (exact on a single node or
+Sentinel; see README).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 PREFIX = "acteon"
 NOTIFY_CHANNEL = f"{PREFIX}:notify"  # pub/sub: "rules" and "approval:<id>" messages
 RUNS_INDEX = f"{PREFIX}:runs"  # zset run_id -> created ms
-GLOBAL_RULES = f"{PREFIX}:rules:global"  # hash: yaml, version, updated_ms
+GLOBAL_RULES = f"{PREFIX}:{{global}}:rules"  # hash: rules (JSON), version, source (files|api), updated_ms
 
 
 def _run(run_id: str) -> str:

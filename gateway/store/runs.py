@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from gateway.errors import Conflict, NotFound
@@ -122,11 +123,20 @@ async def put_run_rules(backend: Backend, run_id: str, rules: list[dict[str, Any
         await backend.call(p.execute())
 
 
-async def get_global_rules(backend: Backend) -> tuple[str, list[dict[str, Any]]] | None:
+@dataclass(frozen=True)
+class StoredPack:
+    """The rule pack in force, as the store holds it."""
+
+    version: str
+    rules: list[dict[str, Any]]
+    source: str  # "files" (a gateway's rules directory) or "api" (PUT /v1/rules)
+
+
+async def get_global_rules(backend: Backend) -> StoredPack | None:
     raw = await backend.call(backend.redis.hgetall(keys.GLOBAL_RULES))
-    if not raw:
+    if not raw or "version" not in raw:
         return None
-    return str(raw["version"]), json.loads(raw["rules"])
+    return StoredPack(str(raw["version"]), json.loads(raw.get("rules") or "[]"), str(raw.get("source") or "api"))
 
 
 async def global_rules_version(backend: Backend) -> str | None:
@@ -134,8 +144,16 @@ async def global_rules_version(backend: Backend) -> str | None:
     return str(v) if v else None
 
 
-async def put_global_rules(backend: Backend, rules: list[dict[str, Any]], version: str) -> None:
+async def install_global_rules(
+    backend: Backend, rules: list[dict[str, Any]], version: str, source: str, *, force: bool
+) -> str:
+    """Make a pack the one in force for every gateway process (``force=False``: only if none is);
+    returns the version in force afterwards. Other processes hear of it by pub/sub, and each decision
+    checks the version anyway (``decide.lua``)."""
     now = await backend.now_ms()
-    mapping: dict[Any, Any] = {"rules": json.dumps(rules), "version": version, "updated_ms": now}
-    await backend.call(backend.redis.hset(keys.GLOBAL_RULES, mapping=mapping))
-    await backend.call(backend.redis.publish(keys.NOTIFY_CHANNEL, "rules"))
+    fields = ["rules", json.dumps(rules), "version", version, "source", source, "updated_ms", str(now)]
+    script = backend.script("install_rules.lua")
+    in_force = await backend.call(script(keys=[keys.GLOBAL_RULES], args=["force" if force else "absent", *fields]))
+    if str(in_force) == version:
+        await backend.call(backend.redis.publish(keys.NOTIFY_CHANNEL, "rules"))
+    return str(in_force)

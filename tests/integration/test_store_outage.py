@@ -46,3 +46,27 @@ def test_gateway_survives_a_redis_outage(tmp_path) -> None:
             assert c.post("/v1/dispatch", json=BODY).json()["outcome"] == "executed"
     finally:
         server.stop()
+
+
+def test_the_first_requests_after_a_redis_restart_succeed(tmp_path) -> None:
+    """Pooled connections that the old Redis closed are replaced before use: no spurious 503 (issue 11 E).
+    It failed before: redis-py skipped its stale-connection check with maintenance notifications on."""
+    import concurrent.futures
+
+    server = RedisServer()
+    require("redis-server on PATH", server.binary is not None)
+    server.start()
+    env = {"ACTEON_REDIS_URL": server.url, "ACTEON_ADMIN_KEY": "outage-admin-key",
+           "ACTEON_STATE_DIR": str(tmp_path / "state")}
+    try:
+        with gateway_process(env) as url, httpx.Client(base_url=url, headers=ADMIN, timeout=10) as c:
+            with concurrent.futures.ThreadPoolExecutor(8) as pool:  # several pooled connections in use
+                assert set(pool.map(lambda _: c.post("/v1/dispatch", json=BODY).status_code, range(32))) == {200}
+            server.stop()
+            server.start()  # same port, empty data; every pooled connection is now stale
+            statuses = [c.post("/v1/dispatch", json=BODY).status_code for _ in range(8)]
+            assert statuses == [200] * 8
+            with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                assert set(pool.map(lambda _: c.post("/v1/dispatch", json=BODY).status_code, range(32))) == {200}
+    finally:
+        server.stop()

@@ -8,7 +8,7 @@
 -- no cjson.
 --
 -- KEYS: 1 run hash, 2 stats hash, 3 audit stream, 4 approvals index, 5 approval fingerprint,
---       6 new approval hash, 7.. one key per gate
+--       6 new approval hash, 7.. one key per gate, then the global rule pack hash
 -- ARGV: 1 now override (ms, '' = Redis TIME)   2 dry ('1'/'0')   3 kind (suppress|allow|approval)
 --       4 expected run rules version   5 outcome when allowed (executed|rerouted)
 --       6 new approval id   7 approval timeout ms   8 approval key prefix   9 retention ms
@@ -18,10 +18,11 @@
 --             one argument instead of dozens keeps the round trip cheap)
 --       then: number of gates G, then 7 values per gate: kind (t|d), limit or 0, window/ttl ms,
 --             scope (agent|any), member (action id), rule name, reason
---       then: the agent id
+--       then: the agent id, and the version of the global rule pack the call was evaluated with
 -- Returns: {outcome, failed gate index (0 none, -1 quota, -2 cancelled, -3 rejected),
 --           retry_after_ms, approval_id, rule, reason, quota_warn, now}
---          or {'unknown_run'} / {'stale_rules', version}
+--          or {'unknown_run'} / {'stale_rules', version} / {'stale_global', version} / {'no_global_rules'}
+--          (nothing written: the gateway re-reads the rules and evaluates again)
 
 local now = tonumber(ARGV[1])
 if not now then
@@ -54,6 +55,12 @@ for g = 1, n_gates do
               key = KEYS[6 + g]}
 end
 local agent = ARGV[pos + n_gates * 7 + 1]
+
+-- Every process decides with the pack in force, never with one it cached before a change or a store
+-- restart: a pack uploaded through the API must not silently give way to a looser one.
+local global_version = redis.call('HGET', KEYS[7 + n_gates], 'version')
+if not global_version then return {'no_global_rules'} end
+if global_version ~= ARGV[pos + n_gates * 7 + 2] then return {'stale_global', global_version} end
 
 local outcome = 'suppressed'
 local failed = 0
