@@ -12,6 +12,7 @@ from gateway.errors import NotFound
 from gateway.metrics import Metrics
 from gateway.models import DispatchRequest
 from gateway.normalize import Facts, is_shell_tool, normalize, shell_command
+from gateway.paths import agent_home
 from gateway.policy import Policy
 from gateway.rules.engine import evaluate, rewrite_input
 from gateway.store import approvals, runs
@@ -34,13 +35,16 @@ class Dispatcher:
     async def dispatch(self, req: DispatchRequest, *, dry_run: bool) -> dict[str, Any]:
         """Decide one call; returns the answer (the shape of ``DispatchResponse``, None fields left out)."""
         started = time.perf_counter()
+        # `~` and home paths are the agent's: its hook reports its HOME (the gateway's own is a fallback,
+        # and wrong for a gateway in a container or agents homed under a temp directory).
+        home = agent_home(req.home) or self.home
         shell_facts: Facts | None = None
         if self.analyzer is not None and is_shell_tool(req.tool):
-            command, workdir = shell_command(req.input, req.cwd, self.home)
-            shell_facts = await self.analyzer.afacts(command, workdir, self.home, self.secret_paths)
+            command, workdir = shell_command(req.input, req.cwd, home)
+            shell_facts = await self.analyzer.afacts(command, workdir, home, self.secret_paths)
         call = normalize(
             run_id=req.run_id, agent_id=req.agent_id, role=req.role, provider=req.provider,
-            tool=req.tool, input=req.input, cwd=req.cwd, home=self.home,
+            tool=req.tool, input=req.input, cwd=req.cwd, home=home,
             secret_paths=self.secret_paths, mcp_server=req.mcp_server, shell_facts=shell_facts,
         )
         action_id = "act-" + secrets.token_hex(10)

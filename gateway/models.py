@@ -42,6 +42,7 @@ class DispatchRequest(BaseModel):
     input: dict[str, Any]
     session_id: Ident | None = None
     cwd: Annotated[str, StringConstraints(max_length=4096)] | None = None
+    home: Annotated[str, StringConstraints(max_length=4096)] | None = None  # the agent's HOME (gateway.paths)
     tool_use_id: Ident | None = None
     agent_type: Ident | None = None
     mcp_server: Ident | None = None

@@ -18,6 +18,18 @@ PATH_CLASSES = (WORKSPACE, TEMP, HOME, SYSTEM)
 
 _TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")  # noqa: S108 - classifying paths, not creating files
 
+# The agent says where it works (the CLI's cwd, which a `cd` in Claude's persistent shell moves), and
+# inside the workspace deletes and writes are normal work. So a cwd in (or above) the system's own
+# directories, or at or above a home directory, is no workspace at all: with `cwd=/etc`, `rm -rf passwd`
+# deletes a system file, not workspace scratch. Directories people do develop in (/usr/src, /usr/local/src,
+# /opt, /srv, /var/www) stay possible workspaces.
+_NOT_WORKSPACE_ROOTS = (
+    "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run", "/sbin", "/sys",
+    "/snap", "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libexec", "/usr/include",
+    "/usr/share", "/usr/local/bin", "/usr/local/sbin", "/usr/local/lib", "/usr/local/etc", "/usr/local/share",
+    "/var/lib", "/var/log", "/var/spool", "/var/cache", "/var/mail", "/var/backups", "/var/run", "/var/lock",
+)
+
 
 def default_home() -> str:
     return str(Path("~").expanduser())
@@ -44,9 +56,34 @@ def is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def workspace_root(cwd: str | None, home: str) -> str | None:
+    """The workspace an agent working in ``cwd`` may treat as its own, or None (see _NOT_WORKSPACE_ROOTS)."""
+    if not cwd or not cwd.startswith("/"):
+        return None
+    root = resolve(cwd, None, home)
+    if root == "/" or (home and home != "/" and is_within(home, root)):
+        return None
+    for protected in _NOT_WORKSPACE_ROOTS:
+        if is_within(root, protected) or is_within(protected, root):
+            return None
+    return root
+
+
+def agent_home(value: str | None) -> str | None:
+    """The HOME an agent reports, if it can be one: absolute, not `/`, not a system directory (an agent
+    claiming HOME=/ would make every path "home"). None: use the gateway's own."""
+    if not value or not value.startswith("/") or "\x00" in value:
+        return None
+    home = resolve(value, None, "/")
+    if home == "/" or any(is_within(home, p) or is_within(p, home) for p in _NOT_WORKSPACE_ROOTS):
+        return None
+    return home
+
+
 def classify(path: str, cwd: str | None, home: str) -> str:
     """Classify a resolved path as workspace, temp, home or system."""
-    if cwd and cwd.startswith("/") and cwd != "/" and is_within(path, posixpath.normpath(cwd)):
+    workspace = workspace_root(cwd, home)
+    if workspace is not None and is_within(path, workspace):
         return WORKSPACE
     # Home before temp: a home directory that happens to live under /tmp is still someone's home.
     if home and home != "/" and is_within(path, home):
@@ -69,6 +106,6 @@ class PathFact:
 
 def fact(raw: str, cwd: str | None, home: str) -> PathFact:
     resolved = resolve(raw, cwd, home)
-    ws = posixpath.normpath(cwd) if cwd and cwd.startswith("/") else None
-    contains_ws = bool(ws) and is_within(ws, resolved)  # type: ignore[arg-type]
+    ws = workspace_root(cwd, home)
+    contains_ws = ws is not None and is_within(ws, resolved)
     return PathFact(resolved, classify(resolved, cwd, home), contains_ws)

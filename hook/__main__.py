@@ -43,9 +43,12 @@ def _options(args: list[str]) -> dict[str, str]:
 
 
 def _gate(args: list[str]) -> int:
+    import time
+
     from hook import contract as c
     from hook import gate
 
+    started = time.monotonic()  # the budget covers everything from here, reading the input included
     flag: str | None = None
     try:
         opts = _options(args)
@@ -54,9 +57,27 @@ def _gate(args: list[str]) -> int:
     except ValueError as e:
         sys.stderr.write(f"acteon-swarm-hook: {e}; call blocked\n")
         return EXIT_DENY
-    raw = sys.stdin.buffer.read(16 * 1024 * 1024)
+    from hook.stdin import InputTimeout, read_input
+
+    try:
+        raw = read_input(started + max(0.5, budget - gate.SAFETY_S))
+    except InputTimeout:
+        from hook import dialects
+
+        reason = f"acteon-swarm: the hook input did not arrive within {budget:g} s; call blocked (fail closed)"
+        dialect = dialects.detect(None, flag)
+        if dialect is None:
+            sys.stderr.write(reason + "\n")
+            return EXIT_DENY
+        from hook import wire
+
+        sys.stdout.write(wire.dumps(dialects.deny(dialect, reason)) + "\n")
+        sys.stdout.flush()
+        sys.stderr.write(reason + "\n")
+        return EXIT_DENY
+    left = budget - (time.monotonic() - started)
     answer, _dialect, problem = gate.run(raw, flag, gate.environ(), url=opts.get("url"),
-                                         key_file=opts.get("key-file"), budget_s=budget)
+                                         key_file=opts.get("key-file"), budget_s=left)
     if answer is None:
         sys.stderr.write(problem + "\n")
         return EXIT_DENY
@@ -74,15 +95,22 @@ def _gate(args: list[str]) -> int:
 
 
 def _complete(args: list[str]) -> int:
-    from hook import complete, gate
+    import time
 
+    from hook import complete, gate
+    from hook.stdin import InputTimeout, read_input
+
+    started = time.monotonic()
     try:
         opts = _options(args)
-        problem = complete.run(sys.stdin.buffer.read(16 * 1024 * 1024), opts.get("cli"), gate.environ(),
-                               url=opts.get("url"), key_file=opts.get("key-file"),
-                               budget_s=float(opts.get("budget", 5)))
+        budget = float(opts.get("budget", 5))
+        raw = read_input(started + budget)
+        problem = complete.run(raw, opts.get("cli"), gate.environ(), url=opts.get("url"),
+                               key_file=opts.get("key-file"), budget_s=budget - (time.monotonic() - started))
     except ValueError as e:
         problem = f"acteon-swarm-hook: {e}"
+    except InputTimeout:
+        problem = "acteon-swarm-hook: the hook input did not arrive in time; completion not reported"
     if problem:
         sys.stderr.write(problem + "\n")
     sys.stdout.write("{}\n")

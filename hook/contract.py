@@ -42,6 +42,7 @@ HEADER_AUTHORIZATION = "Authorization"
 HEADER_RUN_ID = "X-Acteon-Run-Id"
 HEADER_AGENT_ID = "X-Acteon-Agent-Id"
 HEADER_AGENT_ROLE = "X-Acteon-Agent-Role"
+HEADER_HOME = "X-Acteon-Home"
 QUERY_APPROVAL_WAIT = "approval_wait_s"  # Claude http hook: how long the gateway may wait for a human
 
 # --- dispatch request fields ----------------------------------------------------------------------
@@ -53,6 +54,7 @@ F_TOOL = "tool"
 F_INPUT = "input"
 F_SESSION_ID = "session_id"
 F_CWD = "cwd"
+F_HOME = "home"  # the agent's HOME: `~` and home paths are the agent's, not the gateway's
 F_TOOL_USE_ID = "tool_use_id"
 F_AGENT_TYPE = "agent_type"
 F_MCP_SERVER = "mcp_server"

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # annotations only: typing and collections.abc cost milliseco
 
 APPROVAL_POLL_MAX_S = 30.0
 # Time kept back from the budget to print the answer after the last network call.
-_SAFETY_S = 0.5
+SAFETY_S = 0.5
 
 
 class Denied(Exception):
@@ -40,6 +40,8 @@ def identity(event: Mapping[str, Any], dialect: str, env: Mapping[str, str]) -> 
     }
     if env.get(c.ENV_AGENT_ROLE):
         body[c.F_ROLE] = env[c.ENV_AGENT_ROLE]
+    if env.get("HOME"):
+        body[c.F_HOME] = env["HOME"]
     for field in (c.F_SESSION_ID, c.F_CWD, c.F_TOOL_USE_ID, c.F_AGENT_TYPE):
         value = event.get(field)
         if isinstance(value, str) and value:
@@ -97,7 +99,7 @@ def decide(
 ) -> dict[str, Any]:
     """The answer to print. Raises nothing: every failure becomes a deny."""
     started = now()
-    deadline = started + max(0.5, budget_s - _SAFETY_S)
+    deadline = started + max(0.5, budget_s - SAFETY_S)
     try:
         if not isinstance(event.get("tool_name"), str) or not isinstance(event.get("tool_input"), dict):
             raise Denied("acteon-swarm: the hook input has no tool_name/tool_input; call blocked")

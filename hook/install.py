@@ -75,8 +75,9 @@ def claude_settings(settings: dict[str, Any], args: argparse.Namespace) -> dict[
             "headers": {
                 "Authorization": f"Bearer ${c.ENV_AGENT_KEY}", c.HEADER_RUN_ID: f"${c.ENV_RUN_ID}",
                 c.HEADER_AGENT_ID: f"${c.ENV_AGENT_ID}", c.HEADER_AGENT_ROLE: f"${c.ENV_AGENT_ROLE}",
+                c.HEADER_HOME: "$HOME",
             },
-            "allowedEnvVars": [c.ENV_AGENT_KEY, c.ENV_RUN_ID, c.ENV_AGENT_ID, c.ENV_AGENT_ROLE],
+            "allowedEnvVars": [c.ENV_AGENT_KEY, c.ENV_RUN_ID, c.ENV_AGENT_ID, c.ENV_AGENT_ROLE, "HOME"],
         }
     else:
         gate = {"type": "command", "timeout": timeout_s, "onFailure": "block",

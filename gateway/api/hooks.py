@@ -34,7 +34,7 @@ _OPENAPI: dict[str, Any] = {
          "schema": {"type": "number", "minimum": 0, "maximum": MAX_APPROVAL_WAIT_S, "default": 0},
          "description": "seconds to wait for a human when the call needs approval"},
         *({"name": h, "in": "header", "required": False, "schema": {"type": "string"}}
-          for h in (c.HEADER_RUN_ID, c.HEADER_AGENT_ID, c.HEADER_AGENT_ROLE)),
+          for h in (c.HEADER_RUN_ID, c.HEADER_AGENT_ID, c.HEADER_AGENT_ROLE, c.HEADER_HOME)),
     ],
     "requestBody": {"required": True, "content": {"application/json": {"schema": {"type": "object"}}}},
     "security": [{"HTTPBearer": []}],
@@ -83,6 +83,7 @@ async def _handle(request: Request) -> Response:
         c.F_RUN_ID: run_id, c.F_AGENT_ID: agent_id, c.F_PROVIDER: c.PROVIDER_CLAUDE,
         c.F_TOOL: event.get("tool_name"), c.F_INPUT: event.get("tool_input"),
         c.F_ROLE: headers.get(c.HEADER_AGENT_ROLE) or None,
+        c.F_HOME: headers.get(c.HEADER_HOME) or None,
     }
     for key in (c.F_SESSION_ID, c.F_CWD, c.F_TOOL_USE_ID, c.F_AGENT_TYPE):
         if isinstance(event.get(key), str) and event[key]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
-from gateway.paths import PathFact
+from gateway.paths import PathFact, workspace_root
 from gateway.shell import categories as cat
 from gateway.shell.facts import Facts
 from gateway.shell.flow import EMPTY, Scope
@@ -42,12 +42,13 @@ def analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, .
 
 
 def _analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...]) -> ShellAnalysis:
-    workspace = posixpath.normpath(cwd) if cwd is not None and cwd.startswith("/") else None
-    facts = Facts(workspace, home, secret_extra)
+    # The shell starts in cwd whatever it is; only a real workspace makes anything "workspace" work.
+    start = posixpath.normpath(cwd) if cwd is not None and cwd.startswith("/") else None
+    facts = Facts(workspace_root(cwd, home), home, secret_extra)
     try:
-        scope = Scope(workspace, True, {"HOME": home} if home else {})
-        if workspace is not None:
-            scope.vars["PWD"] = workspace
+        scope = Scope(start, True, {"HOME": home} if home else {})
+        if start is not None:
+            scope.vars["PWD"] = start
         limit = prescan(command)
         if limit is not None:  # not even parsed: its cost for the parser is the agent's choice
             facts.unparseable(limit)
