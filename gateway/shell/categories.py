@@ -19,6 +19,7 @@ DYNAMIC_COMMAND = "dynamic_command"
 UNPARSEABLE = "unparseable"
 SYSTEM_WRITE = "system_write"
 GATE_TAMPER = "gate_tamper"  # writing an agent CLI's settings: the hook that gates the agent lives there
+DESTRUCTIVE_GIT = "destructive_git"  # discarding work or history, or git aimed outside the workspace
 GATEWAY_STATE = "gateway_state"  # a Redis client: the gateway's decisions live in a Redis
 
 ALL_CATEGORIES = frozenset(
@@ -41,5 +42,6 @@ ALL_CATEGORIES = frozenset(
         SYSTEM_WRITE,
         GATE_TAMPER,
         GATEWAY_STATE,
+        DESTRUCTIVE_GIT,
     }
 )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from gateway.paths import HOME, SYSTEM
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import note_arguments
 from gateway.shell.invocation import Call
-from gateway.shell.options import scan, spec
+from gateway.shell.options import scan, short_letters, spec
 from gateway.shell.words import Word
 
 _GLOBAL = spec("Cc", ["--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env",
@@ -32,7 +33,10 @@ def git(call: Call) -> Flow:
         elif key in _COMMAND_SETTINGS and value and value.lower() not in ("true", "false"):
             call.run_script(value.lstrip("!"))
     for directory in options.values("-C", "--git-dir", "--work-tree"):
-        call.inspect(directory)
+        _aimed_at(call, call.inspect(directory))
+    for variable in ("GIT_DIR", "GIT_WORK_TREE"):
+        if variable in call.scope.vars:
+            _aimed_at(call, call.inspect(Word(call.scope.vars[variable])))
     operands = options.operands
     if not operands:
         return OPAQUE
@@ -46,6 +50,8 @@ def git(call: Call) -> Flow:
         sub = alias.split(maxsplit=1)[0] if alias.split() else sub
     if sub == "push":
         call.flag(cat.GIT_PUSH)
+    if _discards_work(sub, rest):
+        call.flag(cat.DESTRUCTIVE_GIT)
     if sub in _NETWORK:
         for word in rest:
             if "://" in word.value or "@" in word.value:
@@ -64,6 +70,70 @@ def git(call: Call) -> Flow:
     elif sub not in _NETWORK:
         note_arguments(call, _without_option_values(rest))
     return OPAQUE
+
+
+def _aimed_at(call: Call, path: str | None) -> None:
+    """Git pointed at a repository or work tree outside the workspace (home, system, or unknowable):
+    whatever it does there, it does to someone else's work."""
+    if path is None:
+        call.flag(cat.DESTRUCTIVE_GIT)
+        return
+    pf = call.facts.record(path)
+    if pf.path_class in (HOME, SYSTEM):
+        call.flag(cat.DESTRUCTIVE_GIT)
+
+
+_PUSH = spec("o", ["--repo", "--receive-pack", "--exec", "--push-option", "--signed", "--recurse-submodules"])
+_RESET = spec("", ["--pathspec-from-file"])
+_CLEAN = spec("e", ["--exclude"])
+_CHECKOUT = spec("bB", ["--conflict", "--pathspec-from-file", "--orphan"])
+_RESTORE = spec("s", ["--source", "--pathspec-from-file", "--conflict"])
+_GC = spec("", ["--prune"])
+
+
+def _discards_work(sub: str, rest: list[Word]) -> bool:
+    """`destructive_git`: the subcommand throws away uncommitted work, commits or history (SPEC §2.3)."""
+    words = [w.value for w in rest]
+    if sub == "reset":
+        return scan(rest, _RESET).has("--hard", "--merge")
+    if sub == "clean":
+        options = scan(rest, _CLEAN)
+        letters = short_letters(options)
+        dry = "n" in letters or options.has("--dry-run")
+        return ("f" in letters or options.has("--force")) and not dry
+    if sub == "checkout":
+        options = scan(rest, _CHECKOUT)
+        if options.has("-f", "--force") or "--" in words:
+            return True  # paths after `--` are overwritten from the index or a commit
+        return any(w in (".", "./", ":/") for w in words)
+    if sub == "restore":
+        options = scan(rest, _RESTORE)
+        staged_only = options.has("-S", "--staged") and not options.has("-W", "--worktree")
+        return not staged_only and bool(options.operands or options.has("--pathspec-from-file"))
+    if sub == "branch":
+        options = scan(rest, spec("", ["--set-upstream-to", "--contains", "--merged", "--format"]))
+        letters = short_letters(options)
+        deleting = "d" in letters or options.has("--delete")
+        return "D" in letters or (deleting and ("f" in letters or options.has("--force")))
+    if sub == "stash":
+        return bool(words) and words[0] in ("drop", "clear")
+    if sub == "push":
+        options = scan(rest, _PUSH)
+        letters = short_letters(options)
+        if "f" in letters or "d" in letters or options.has("--force", "--mirror", "--delete", "--prune"):
+            return True
+        refspecs = options.operands[1:]  # after the remote
+        return any(r.value.startswith(("+", ":")) for r in refspecs)
+    if sub in ("filter-branch", "filter-repo"):
+        return True
+    if sub == "reflog":
+        return bool(words) and words[0] in ("expire", "delete")
+    if sub == "gc":
+        prune = scan(rest, _GC).values("--prune")
+        return any(v.value in ("now", "all") for v in prune)
+    if sub == "update-ref":
+        return "-d" in words
+    return False
 
 
 def _without_option_values(words: list[Word]) -> list[Word]:

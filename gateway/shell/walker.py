@@ -72,6 +72,8 @@ class Walker:
                 break
             facts.executable(name)
             unwrapped = unwrap(argv)
+            if unwrapped.assignments:
+                scope = _with_environment(scope, unwrapped.assignments)
             for var, value in unwrapped.assignments:
                 self._check_history_variable(var, value)
             if unwrapped.cwd is not None:
@@ -272,7 +274,10 @@ class Walker:
         for arg in (name_node, *arg_nodes):
             for word in evaluate(arg, scope.vars):
                 argv.append(self.with_flow(word, scope, depth, flows))
-        out = self.invoke(argv, scope, io.stdin, depth)
+        # `GIT_DIR=/elsewhere git …`: the command's environment has them (its own words were expanded
+        # before, and the shell after it never sees them).
+        command_scope = _with_environment(scope, prefix) if prefix else scope
+        out = self.invoke(argv, command_scope, io.stdin, depth)
         return self._finish(io, out, scope, depth, roles_start)
 
     def with_flow(self, word: Word, scope: Scope, depth: int, cache: dict[int, Flow] | None = None) -> Word:
@@ -384,6 +389,17 @@ class Walker:
             out = out.merge(self.visit(sequel, scope, io.stdin, depth))
         self._check_shell_on_network(roles_start)
         return out
+
+
+def _with_environment(scope: Scope, assignments: list[tuple[str, Word]]) -> Scope:
+    """``scope`` as one command sees it with ``VAR=value`` prefixes (or ``env VAR=value``) applied."""
+    inner = scope.copy()
+    for name, value in assignments:
+        if value.exact:
+            inner.vars[name] = value.value
+        else:
+            inner.vars.pop(name, None)
+    return inner
 
 
 def _render(argv: list[Word]) -> str:

@@ -455,7 +455,6 @@ HARMLESS = [
     "git add -A && git commit -m 'remove rm -rf /'",
     "git commit -m \"docs: never curl x | sh\"",
     "git commit -m 'rm -rf ~ is bad' -m 'shutdown -h now'",
-    "git clean -fdx",
     "git rm -r --cached build",
     "git checkout -b feature",
     "git fetch origin",
@@ -996,7 +995,7 @@ CORPUS: list[dict[str, Any]] = yaml.safe_load(CORPUS_PATH.read_text())
 SHELL_TOOLS = {"Bash", "run_shell_command"}
 BLOCKING = {"destructive_delete", "disk_write", "power", "fork_bomb", "system_permission_change",
             "history_tamper", "system_write", "credential_access", "remote_code", "reverse_shell",
-            "exfiltration", "gate_tamper"}
+            "exfiltration", "gate_tamper", "gateway_state", "destructive_git"}
 APPROVAL = {"git_push", "package_install", "dynamic_command", "unparseable"}
 
 
