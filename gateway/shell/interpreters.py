@@ -1,9 +1,12 @@
 """Shells, eval and script interpreters: where one command runs other code.
 
 Nested shell code (``bash -c``, ``eval``, here-documents, ``source``) is handed back to the walker and
-analyzed like the top level. Code in other languages (``python -c``, ``perl -e``) cannot be parsed
-as bash; a few telltale combinations are recognised instead (a socket plus a spawned shell, a download
-plus exec), and embedded shell commands (``os.system("…")``) are analyzed as bash.
+analyzed like the top level. Code in other languages (``python -c``, ``node -e``, ``ruby -e``,
+``perl -e``, ``php -r``, their here-documents and scripts written in the same command line) is parsed
+with that language's parser (``gateway.shell.code``), and each API call that deletes, writes, reads,
+runs a command or connects is judged like the shell command it amounts to. A few telltale combinations
+are recognised on the text as well (a socket plus a spawned shell, a download plus exec); code with no
+parser here (Lua) or that does not parse falls back to pattern matching.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gateway.shell import categories as cat
+from gateway.shell import code as program
 from gateway.shell import hosts as hostnames
 from gateway.shell.facts import SHELL_READS_STDIN
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
@@ -156,6 +160,7 @@ _QUOTED_ITEM = re.compile(r"""'([^']*)'|"([^"]*)\"""")
 
 @dataclass(frozen=True, slots=True)
 class _Language:
+    name: str | None  # the parser in gateway.shell.code (None: patterns only)
     code_letters: str  # short options whose value is program text (-c, -e)
     value_letters: str  # other short options taking a value
     long_code: frozenset[str] = frozenset()
@@ -167,21 +172,21 @@ class _Language:
 
 
 _PYTHON = _Language(
-    "c", "WX", module_letter="m", code_ends_options=True,
+    "python", "c", "WX", module_letter="m", code_ends_options=True,
     shell_calls=re.compile(r"(?:os\.system|os\.popen|subprocess\.\w+|pty\.spawn)\s*\(\s*(\[[^\]]*\]|'[^']*'|\"[^\"]*\")"),
 )
 _PERLISH_CALLS = re.compile(
     r"(?:\bsystem|\bexec|shell_exec|passthru|\bpopen|proc_open|\bspawn)\s*\(?\s*(\[[^\]]*\]|'[^']*'|\"[^\"]*\")"
     r"|`([^`]*)`"
 )
-_PERL = _Language("eE", "IMmlFx0dC", in_place_letter="i", shell_calls=_PERLISH_CALLS)
-_RUBY = _Language("e", "rIECx", in_place_letter="i", shell_calls=_PERLISH_CALLS)
-_PHP = _Language("rBRE", "cdfzF", shell_calls=_PERLISH_CALLS)
+_PERL = _Language("perl", "eE", "IMmlFx0dC", in_place_letter="i", shell_calls=_PERLISH_CALLS)
+_RUBY = _Language("ruby", "e", "rIECx", in_place_letter="i", shell_calls=_PERLISH_CALLS)
+_PHP = _Language("php", "rBRE", "cdfzF", shell_calls=_PERLISH_CALLS)
 _NODE = _Language(
-    "ep", "r", frozenset({"--eval", "--print"}), frozenset({"--require", "--import", "--input-type"}),
+    "javascript", "ep", "r", frozenset({"--eval", "--print"}), frozenset({"--require", "--import", "--input-type"}),
     shell_calls=re.compile(r"(?:execSync|exec|spawnSync|spawn|execFileSync)\s*\(\s*(\[[^\]]*\]|'[^']*'|\"[^\"]*\"|`[^`]*`)"),
 )
-_LUA = _Language("e", "l", shell_calls=re.compile(r"(?:os\.execute|io\.popen)\s*\(\s*('[^']*'|\"[^\"]*\")"))
+_LUA = _Language(None, "e", "l", shell_calls=re.compile(r"(?:os\.execute|io\.popen)\s*\(\s*('[^']*'|\"[^\"]*\")"))
 
 
 @dataclass(slots=True)
@@ -257,7 +262,11 @@ def analyze_code(call: Call, code: str, lang: _Language) -> None:
         call.host(host)
     for match in _QUOTED_PATH.finditer(code):
         if match.group(2) not in (".", ".."):
-            call.read(Word(match.group(2)))
+            call.read(Word(match.group(2)))  # any secret the text names counts as read
+    effects = program.effects_of(lang.name, code) if lang.name else None
+    if effects is not None:
+        _apply(call, effects)
+        return
     for match in lang.shell_calls.finditer(code):
         command = next((g for g in match.groups() if g is not None), "")
         if command.startswith("["):
@@ -267,6 +276,34 @@ def analyze_code(call: Call, code: str, lang: _Language) -> None:
             command = command[1:-1]
         if command.strip():
             call.run_script(command)
+
+
+def _apply(call: Call, effects: list[program.Effect]) -> None:
+    """Judge each API call like the shell command it amounts to."""
+    for effect in effects:
+        kind, value = effect.kind, effect.value
+        if kind == program.EXEC:
+            if value is None:
+                call.flag(cat.DYNAMIC_COMMAND)  # a command built at run time
+            elif value.strip():
+                call.run_script(value)
+        elif kind == program.DYNAMIC:
+            call.flag(cat.DYNAMIC_COMMAND)
+        elif kind == program.DELETE_TREE:
+            if value is None:
+                call.flag(cat.DESTRUCTIVE_DELETE)  # a recursive delete of a path built at run time
+            else:
+                call.delete(Word(value), True)
+        elif value is None:
+            continue
+        elif kind == program.DELETE:
+            call.delete(Word(value), False)
+        elif kind == program.WRITE:
+            call.write(Word(value))
+        elif kind == program.READ:
+            call.read(Word(value))
+        elif kind == program.CONNECT:
+            call.host(value)
 
 
 def _interpreter(lang: _Language) -> Handler:

@@ -58,12 +58,12 @@ def test_approval_is_per_agent_and_target(client) -> None:
 
 def test_rejected_call_is_suppressed_with_the_rejecters_reason(client) -> None:
     agent = _agent(client)
-    body = call(run_id="r1", command="git push --force")
+    body = call(run_id="r1", command="git push origin main")
     aid = dispatch(client, body, headers=agent)["approval_id"]
-    client.post(f"/v1/approvals/{aid}/reject", json={"by": "bob", "reason": "no force pushes"}, headers=ADMIN)
+    client.post(f"/v1/approvals/{aid}/reject", json={"by": "bob", "reason": "not on main"}, headers=ADMIN)
     d = dispatch(client, body, headers=agent)
     assert (d["allowed"], d["outcome"], d["approval_id"]) == (False, "suppressed", aid)
-    assert "bob" in d["reason"] and "no force pushes" in d["reason"]
+    assert "bob" in d["reason"] and "not on main" in d["reason"]
 
 
 def test_resolving_twice_is_a_conflict(client) -> None:

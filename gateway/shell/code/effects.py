@@ -1,0 +1,21 @@
+"""The shell-equivalent effects an interpreter API call can have."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DELETE = "delete"  # one file or empty directory (os.remove, fs.unlinkSync, unlink)
+DELETE_TREE = "delete_tree"  # a whole tree (shutil.rmtree, fs.rmSync recursive, FileUtils.rm_rf)
+WRITE = "write"  # creates or changes a file
+READ = "read"  # reads a file (secrets)
+EXEC = "exec"  # runs a shell command (value: the command line)
+CONNECT = "connect"  # opens a connection (value: host)
+DYNAMIC = "dynamic"  # runs code that cannot be known (eval of a variable, exec of a built string)
+
+MAX_EFFECTS = 256  # a program with more API calls than this is judged on the first ones
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    kind: str
+    value: str | None  # a path, a command line or a host; None when the program builds it at run time
