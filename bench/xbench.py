@@ -43,8 +43,8 @@ from gateway.shell.syntax import parse  # noqa: E402
 DEFAULT_DATA = ROOT.parent / "shared" / "xbench"
 DISPUTED = ROOT / "bench" / "xbench-disputed.md"
 SOURCES = ("dcg.jsonl", "aegish-gtfobins.jsonl", "aegish-harmless.jsonl", "nl2bash-sample.jsonl")
-HOME = "/home/agent"
-CWD = "/home/agent/project"
+HOME = "/home/user"  # the corpora write home paths as /home/user
+CWD = "/home/user/project"
 _DISPUTED_ID = re.compile(r"^\|\s*`([^`]+)`\s*\|")
 
 

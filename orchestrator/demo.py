@@ -30,13 +30,14 @@ def demo_plan(workspace: Path) -> dict[str, Any]:
         "estimated_actions": 40, "scope": {"working_directory": str(workspace), "max_agents": 3},
         "tasks": [
             _task("scaffold", "scaffold the project", ["mkdir -p src docs",
-                                                      "printf 'print(\"hello\")\\n' > src/app.py"], priority=10),
+                                                      "printf 'print(\"hello\")\\n' > src/app.py",
+                                                      "echo echo > .publisher"], priority=10),
             _task("docs", "write the docs", ["echo '# Demo' > docs/README.md"], ["scaffold"]),
             _task("check", "check the sources", ["grep -rn 'print' src > check.txt"], ["scaffold"]),
             # The agent gets creative: the gateway parses through the wrapper and blocks it.
             _task("cleanup", "clean up aggressively", ["sudo env X=1 rm -r -f /etc/acteon-demo-nonexistent"]),
-            # A command that cannot be known before it runs needs a human.
-            _task("publish", "publish", ["$(printf echo) published > published.txt"], ["check", "docs"]),
+            # A command that cannot be known before it runs (its name is read from a file) needs a human.
+            _task("publish", "publish", ["$(cat .publisher) published > published.txt"], ["check", "docs"]),
             # Eight quick commands at once: the run's throttle (6 per 2 s in this demo) makes some wait.
             _task("fan-out", "fan out", [f"echo {i} >> fanout.txt" for i in range(8)], ["scaffold"]),
         ],

@@ -97,7 +97,7 @@ HANDLERS: dict[str, Handler] = {
                      "mosh"], network.host_only),
     # nested code
     **dict.fromkeys(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "tcsh",
-                     "csh"], interpreters.shell),
+                     "csh", "elvish", "xonsh"], interpreters.shell),
     "eval": interpreters.eval_,
     "source": interpreters.source,
     ".": interpreters.source,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 
-from gateway.paths import resolve
+from gateway.paths import HOME, resolve
 from gateway.shell import categories as cat
 from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow
 from gateway.shell.invocation import Call
 from gateway.shell.options import scan, short_letters, spec
+from gateway.shell.targets import in_git_dir
 from gateway.shell.words import Word, basename, literal_word, locate
 
 _RM = spec(flags=["--recursive", "--force", "--dir", "--no-preserve-root", "--preserve-root",
@@ -77,14 +78,32 @@ def _sources_and_destination(call: Call) -> tuple[list[Word], Word | None]:
 
 def mv(call: Call) -> Flow:
     sources, destination = _sources_and_destination(call)
+    home_to_home = False
     if destination is not None:
         path = call.write(destination)
         if path == "/dev/null":
             call.flag(cat.DESTRUCTIVE_DELETE)
-    # Moving something away deletes it from where it was.
+        home_to_home = path is not None and call.facts.record(path).path_class == HOME
+    # Moving something away deletes it from where it was — except a file moved within the user's home
+    # (`mv ~/Desktop/x ~/Documents/`): nothing is lost. The home itself, a directory holding the
+    # workspace, or a repository's .git moved anywhere is still a delete.
     for word in sources:
-        call.delete(word, False)
+        if home_to_home and _relocates_within_home(call, word):
+            call.read(word)  # recorded, and a secret moved around is still credential access
+        else:
+            call.delete(word, False)
     return EMPTY
+
+
+def _relocates_within_home(call: Call, word: Word) -> bool:
+    if not word.exact:
+        return False
+    path = call.inspect(word)
+    if path is None:
+        return False
+    fact = call.facts.record(path)
+    return (fact.path_class == HOME and path != call.facts.home and not fact.contains_workspace
+            and not in_git_dir(path) and not path.endswith("/.git"))
 
 
 def cp(call: Call) -> Flow:

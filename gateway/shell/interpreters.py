@@ -99,7 +99,14 @@ def shell(call: Call) -> Flow:
     call.role(SHELL_READS_STDIN)
     if call.stdin is not EMPTY:
         execute(call, call.stdin)
+    elif not any(a.value in _INFO_OPTIONS for a in args):
+        # An interactive shell: whatever it runs next comes from a terminal or a program driving it,
+        # never from this command line (SPEC §2.3).
+        call.flag(cat.DYNAMIC_COMMAND)
     return OPAQUE
+
+
+_INFO_OPTIONS = frozenset({"--version", "--help", "-version", "-help", "--dump-strings", "--dump-po-strings"})
 
 
 def eval_(call: Call) -> Flow:

@@ -7,6 +7,7 @@ non-local host is exfiltration; a raw connection handing a shell to the network 
 from __future__ import annotations
 
 import posixpath
+import re
 from urllib.parse import urlsplit
 
 from gateway.shell import categories as cat
@@ -259,8 +260,10 @@ def ssh(call: Call) -> Flow:
     for word in options.values("-i"):
         call.inspect(word)  # ssh authenticates with the key; it does not disclose it
     for word in options.values("-o"):
-        key, _, value = word.value.partition("=")
-        if key.strip().lower() in ("proxycommand", "localcommand") and value:
+        # `-o ProxyCommand=cmd` or `-o 'ProxyCommand cmd'` (ssh_config syntax allows either)
+        key, value = re.split(r"[=\s]", word.value.strip(), maxsplit=1) if re.search(r"[=\s]", word.value) else (
+            word.value, "")
+        if key.strip().lower() in ("proxycommand", "localcommand", "knownhostscommand") and value.strip():
             call.run_script(value)  # runs locally
     if not options.operands:
         return OPAQUE

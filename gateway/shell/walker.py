@@ -298,9 +298,15 @@ class Walker:
         return replace(word, flow=flow)
 
     def _dynamic_command(self, argv: list[Word], scope: Scope, depth: int) -> Flow:
-        self.facts.flag(cat.DYNAMIC_COMMAND)
         head = argv[0]
         flow = head.flow
+        known = flow.script is not None and not (flow.opaque or flow.payload or flow.local_data)
+        if known and head.value.startswith(("$(", "`")) and all(w.exact for w in argv[1:]):
+            # `$(echo hello)`: the command word is knowable after all; judge the command it names.
+            command = " ".join([*(flow.script or "").split(), *(shlex.quote(w.value) for w in argv[1:])])
+            self.run_script(command, scope.copy(), EMPTY, depth + 1)
+            return OPAQUE
+        self.facts.flag(cat.DYNAMIC_COMMAND)
         if flow.script is not None and head.value.startswith(("$(", "`")):
             # `$(echo rm) -rf /`: the substitution's output, split into words, becomes the command.
             command = " ".join([*flow.script.split(), *(w.value for w in argv[1:])])

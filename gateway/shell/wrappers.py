@@ -57,6 +57,8 @@ def _sudo(argv: list[Word]) -> Unwrapped:
         out.argv = [literal_word("sudoedit"), *rest]
     elif not options.has("-l", "--list", "-v", "--validate", "-k", "-K"):
         out.argv = rest
+        if not rest and options.has("-i", "--login", "-s", "--shell"):
+            out.argv = [literal_word("sh")]  # `sudo -i`: an interactive root shell
     return out
 
 
@@ -64,7 +66,8 @@ _DOAS = spec("uC", stop=True)
 
 
 def _doas(argv: list[Word]) -> Unwrapped:
-    return Unwrapped(_after_options(argv, _DOAS))
+    rest = _after_options(argv, _DOAS)
+    return Unwrapped(rest if rest else [literal_word("sh")])  # bare doas -s / doas: a root shell
 
 
 _ENV = spec("uCSP", ["--unset", "--chdir", "--split-string"], stop=True)
@@ -186,7 +189,7 @@ def _su(argv: list[Word]) -> Unwrapped:
         return Unwrapped(_shell(script))
     if argv[0].value.endswith("runuser") and options.has("-u", "--user"):
         return Unwrapped(options.operands)
-    return Unwrapped([])  # interactive login: nothing to analyze
+    return Unwrapped([literal_word("sh")])  # an interactive login shell as another user
 
 
 def _xargs(argv: list[Word]) -> Unwrapped:

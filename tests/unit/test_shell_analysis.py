@@ -391,7 +391,8 @@ CATEGORY_CASES: list[tuple[str, str]] = [
     ("$CMD -rf x", "dynamic_command"),
     ("\"$EDITOR\" notes.txt", "dynamic_command"),
     ("${TOOL:-rm} -rf build", "dynamic_command"),
-    ("$(echo rm) -rf x", "dynamic_command"),
+    ("$(cat cmd.txt) -rf x", "dynamic_command"),
+    ("$(echo rm) -rf /etc", "destructive_delete"),  # a knowable command word is judged as what it names
     ("`which python` app.py", "dynamic_command"),
     ("eval \"$x\"", "dynamic_command"),
     ("eval $CODE", "dynamic_command"),
