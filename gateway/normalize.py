@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gateway import paths as P
-from gateway.secrets import is_agent_config, is_secret_path
+from gateway.persistence import is_persistence_path
+from gateway.secrets import is_agent_config, is_secret_path, mentions_secret
 from gateway.shell import analyze
 from hook import contract as c
 
@@ -159,7 +160,9 @@ def normalize(
     elif action_type == c.WEB_FETCH:
         urls = _urls(tool, input)
         hosts = tuple(dict.fromkeys(h for h in (_host(u) for u in urls) if h))
-        facts = Facts(target=" ".join(urls)[:_MAX_TARGET], hosts=hosts)
+        # A secret in the URL (a token in the query string) goes to whoever serves it.
+        leaked = ("exfiltration",) if any(mentions_secret(u) for u in urls) else ()
+        facts = Facts(target=" ".join(urls)[:_MAX_TARGET], hosts=hosts, categories=leaked)
     elif action_type == c.WEB_SEARCH:
         facts = Facts(target=(_s(input.get("query")) or "")[:_MAX_TARGET])
     elif action_type == c.SPAWN_AGENT:
@@ -220,6 +223,8 @@ def _file_facts(
         categories.add("system_write")
     if action_type == c.WRITE_FILE and any(is_agent_config(f.path) for f in facts):
         categories.add("gate_tamper")
+    if action_type == c.WRITE_FILE and any(is_persistence_path(f.path, home) for f in facts):
+        categories.add("persistence")
     if pattern is not None:  # Glob: the target is the pattern under its root
         root = facts[0].path if facts else P.resolve(".", cwd, home)
         target = pattern if pattern.startswith("/") else posixpath.join(root, pattern)

@@ -82,6 +82,9 @@ _SYSTEM_SECRET_DIRS = ("/etc/sudoers.d",)
 _SSH_HOST_KEY = re.compile(r"ssh_host_\w+_key")
 
 
+_PROC_ENVIRON = re.compile(r"^/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/environ$")
+
+
 def _is_env_file(name: str) -> bool:
     if name == ".env":
         return True
@@ -115,6 +118,8 @@ def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
         # Only absolute entries; "/" would make every path a secret.
         if root.startswith("/") and root.strip("/") and is_within(path, posixpath.normpath(root)):
             return True
+    if _PROC_ENVIRON.match(path):
+        return True  # a process's whole environment, API keys included
     parent, _, name = path.rpartition("/")
     parent = parent or "/"
     # Fast exit for the common case: every rule below involves a dot-file or dot-directory, /etc,
@@ -161,3 +166,29 @@ def is_agent_config(path: str) -> bool:
     write one could remove its own gate."""
     parent, _, name = posixpath.normpath(path).rpartition("/")
     return name in _AGENT_CONFIG_FILES and parent.rpartition("/")[2] in _AGENT_CONFIG_DIRS
+
+
+# -- secrets that are not files ------------------------------------------------------------------------
+
+# Environment variable names that say they hold a secret (AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, DB_PASSWORD,
+# ANTHROPIC_API_KEY, ACTEON_AGENT_KEY …).
+_SECRET_VARIABLE = re.compile(
+    r"(?:^|_)(?:SECRET|TOKEN|PASSWD|PASSWORD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|AGENT_KEY|ADMIN_KEY"
+    r"|CREDENTIALS?|SESSION_KEY|AUTH)(?:_|$)", re.I)
+_VARIABLE_REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+# Literal values in well-known secret formats.
+_SECRET_VALUE = re.compile(
+    r"AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+    r"|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}"
+    r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+    r"|(?:password|passwd|secret|token|api_?key)=[^&\s]{8,}", re.I)
+
+
+def is_secret_variable(name: str) -> bool:
+    return bool(_SECRET_VARIABLE.search(name))
+
+
+def mentions_secret(text: str) -> bool:
+    """``text`` expands a secret-named variable (``$GITHUB_TOKEN``) or carries a secret-looking value."""
+    return any(is_secret_variable(m.group(1)) for m in _VARIABLE_REFERENCE.finditer(text)) or bool(
+        _SECRET_VALUE.search(text))

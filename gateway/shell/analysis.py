@@ -53,7 +53,9 @@ def _analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, 
         if limit is not None:  # not even parsed: its cost for the parser is the agent's choice
             facts.unparseable(limit)
             return _result(facts)
-        Walker(facts).run_script(command, scope, EMPTY, 0)
+        printed = Walker(facts).run_script(command, scope, EMPTY, 0)
+        if printed.secrets:  # what reaches the agent's transcript holds the whole environment
+            facts.flag(cat.CREDENTIAL_ACCESS)
     except RecursionError:
         facts.unparseable("syntax nested too deep to follow")
         return _result(facts)

@@ -19,6 +19,12 @@ DYNAMIC_COMMAND = "dynamic_command"
 UNPARSEABLE = "unparseable"
 SYSTEM_WRITE = "system_write"
 GATE_TAMPER = "gate_tamper"  # writing an agent CLI's settings: the hook that gates the agent lives there
+INFRA_DESTROY = "infra_destroy"  # terraform destroy, kubectl delete ns, cloud CLIs deleting resources
+DATABASE_DESTROY = "database_destroy"  # DROP/TRUNCATE/DELETE without WHERE, FLUSHALL, dropdb
+PUBLISH = "publish"  # npm publish, twine upload, docker push, gh release create
+PERSISTENCE = "persistence"  # anything that runs later on its own: rc files, git hooks, cron, services
+PROCESS_KILL = "process_kill"  # every process, PID 1, other users' processes, system daemons
+PACKAGE_RUNNER = "package_runner"  # npx -y, uvx, pipx run: fetch a package and execute it at once
 DESTRUCTIVE_GIT = "destructive_git"  # discarding work or history, or git aimed outside the workspace
 GATEWAY_STATE = "gateway_state"  # a Redis client: the gateway's decisions live in a Redis
 
@@ -43,5 +49,11 @@ ALL_CATEGORIES = frozenset(
         GATE_TAMPER,
         GATEWAY_STATE,
         DESTRUCTIVE_GIT,
+        INFRA_DESTROY,
+        DATABASE_DESTROY,
+        PUBLISH,
+        PERSISTENCE,
+        PROCESS_KILL,
+        PACKAGE_RUNNER,
     }
 )

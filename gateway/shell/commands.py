@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from gateway.shell import files, interpreters, network, packages, permissions, readers, system, vcs
+from gateway.shell import files, interpreters, network, operations, packages, permissions, readers, system, vcs
 from gateway.shell.find import find
 from gateway.shell.flow import Flow
 from gateway.shell.generic import default_handler, no_effect
@@ -115,6 +115,11 @@ HANDLERS: dict[str, Handler] = {
     "pip": packages.pip,
     "git": vcs.git,
     **packages.HANDLERS,
+    **{name: operations.with_judges(packages.HANDLERS[name], *operations.RUNNER_AND_PUBLISH)
+       for name in ("npm", "pnpm", "yarn", "bun", "pipx", "uv", "poetry")},
+    **{name: operations.with_judges(packages.HANDLERS[name], judge) for name, judge in operations.PUBLISHERS.items()},
+    # infrastructure, databases, registries, processes, credential stores
+    **operations.INFRA,
     # machine
     **dict.fromkeys(["shutdown", "reboot", "halt", "poweroff"], system.power),
     "systemctl": system.systemctl,
@@ -127,6 +132,10 @@ HANDLERS: dict[str, Handler] = {
     "wipefs": system.wipefs,
     "history": system.history,
     "crontab": system.crontab,
+    **dict.fromkeys(["at", "batch", "atq", "atrm"], system.at),
+    "systemd-run": system.systemd_run,
+    "launchctl": system.launchctl,
+    **dict.fromkeys(["make", "gmake", "bmake"], system.make),
     # nothing to see
     **dict.fromkeys(["true", "false", ":", "sleep", "date", "pwd", "whoami", "id", "uname", "hostname",
                      "which", "type", "hash", "wait", "jobs", "exit", "return", "shift", "clear",

@@ -8,6 +8,7 @@ the same whether it comes from `>`, `tee`, `cp` or `dd of=`.
 from __future__ import annotations
 
 from gateway.paths import PathFact, fact
+from gateway.persistence import is_persistence_path
 from gateway.secrets import is_agent_config, is_secret_path
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
@@ -156,6 +157,8 @@ class Facts:
             self.flag(cat.CREDENTIAL_ACCESS)
         if is_agent_config(path):
             self.flag(cat.GATE_TAMPER)
+        if is_persistence_path(path, self.home):
+            self.flag(cat.PERSISTENCE)
         if is_history_file(path):
             self.flag(cat.HISTORY_TAMPER)
         if is_device(path):

@@ -21,6 +21,9 @@ class Flow:
     opaque: bool = False  # produced by a command whose output cannot be predicted
     script: str | None = None  # text known statically (echo, printf, here-documents)
     listing: Target | None = None  # names of files (find output), for xargs
+    # A dump of the whole environment (env, printenv, set): API keys included. Printed or saved as it is,
+    # it is credential access; a selecting filter (`env | grep PATH`) keeps only what it selects.
+    secrets: bool = False
 
     def merge(self, other: Flow) -> Flow:
         if other is EMPTY:
@@ -37,12 +40,14 @@ class Flow:
             opaque=self.opaque or other.opaque,
             script=script,
             listing=self.listing if self.listing is not None else other.listing,
+            secrets=self.secrets or other.secrets,
         )
 
 
 EMPTY = Flow()
 OPAQUE = Flow(opaque=True)
 LOCAL_DATA = Flow(local_data=True)
+ENVIRONMENT = Flow(local_data=True, secrets=True)
 PAYLOAD = Flow(payload=True)
 
 

@@ -10,6 +10,7 @@ import posixpath
 import re
 from urllib.parse import urlsplit
 
+from gateway.secrets import mentions_secret
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.facts import NETWORK_STREAM
@@ -27,6 +28,13 @@ def _remote(hosts: list[str | None]) -> bool:
 
 def _sends_local_data(call: Call) -> bool:
     return call.stdin.local_data
+
+
+def _check_secrets(call: Call) -> None:
+    """A request whose URL, headers or body carry a secret (`-H "Authorization: $GITHUB_TOKEN"`, a key in
+    the query string) sends that secret to whoever answers: exfiltration."""
+    if any(mentions_secret(w.value) for w in call.args):
+        call.flag(cat.EXFILTRATION)
 
 
 def _remember_download(call: Call, word: Word) -> None:
@@ -57,6 +65,7 @@ _CURL_DATA = ("-d", "--data", "--data-binary", "--data-ascii", "--json", "--data
 
 
 def curl(call: Call) -> Flow:
+    _check_secrets(call)
     options = scan(call.args, _CURL)
     urls = [w for w in options.operands] + options.values("--url")
     hosts = [call.host(hostnames.bare_url_host(w.value)) for w in urls if w.value]
@@ -122,6 +131,7 @@ _WGET = spec(
 
 
 def wget(call: Call) -> Flow:
+    _check_secrets(call)
     options = scan(call.args, _WGET)
     urls = options.operands
     hosts = [call.host(hostnames.bare_url_host(w.value)) for w in urls if w.value]
@@ -150,6 +160,7 @@ def wget(call: Call) -> Flow:
 
 
 def httpie(call: Call) -> Flow:
+    _check_secrets(call)
     """httpie (`http`, `https`): `field=@file`, `field:=@file` and `@file` send local files."""
     hosts: list[str | None] = []
     leaked = False
@@ -331,6 +342,10 @@ REDIS_CLIENTS = frozenset({"redis-cli", "valkey-cli", "keydb-cli", "redis-benchm
 
 def redis_client(call: Call) -> Flow:
     call.flag(cat.GATEWAY_STATE)
+    script = call.stdin.script or ""
+    flushes = any(w.value.upper() in ("FLUSHALL", "FLUSHDB") for w in call.args)
+    if flushes or re.search(r"\bFLUSH(ALL|DB)\b", script, re.I):
+        call.flag(cat.DATABASE_DESTROY)
     return OPAQUE
 
 

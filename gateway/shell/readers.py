@@ -12,10 +12,12 @@ import binascii
 import itertools
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
+from gateway.secrets import is_secret_variable, mentions_secret
 from gateway.shell import categories as cat
 from gateway.shell.expansions import decode_ansi_c
-from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow
+from gateway.shell.flow import EMPTY, ENVIRONMENT, LOCAL_DATA, OPAQUE, Flow
 from gateway.shell.invocation import Call
 from gateway.shell.options import Options, scan, spec
 from gateway.shell.words import Word, join_words
@@ -27,7 +29,8 @@ def transformed(flow: Flow) -> Flow:
     """The input after a filter changed it: a known script becomes unknown text."""
     if flow.script is None:
         return flow
-    return Flow(payload=flow.payload, local_data=flow.local_data, opaque=True, listing=flow.listing)
+    return Flow(payload=flow.payload, local_data=flow.local_data, opaque=True, listing=flow.listing,
+                secrets=flow.secrets)
 
 
 def _read_files(call: Call, words: Sequence[Word]) -> Flow | None:
@@ -63,9 +66,21 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
         flow = content if content is not None else call.stdin
         if _decodes(options, decode_options, decode_letters):
             return _decoded(flow)
+        if flow.secrets and program_first and not _selects_secrets(call, options):
+            flow = replace(flow, secrets=False)  # `env | grep PATH`: only the matching lines come out
         return flow if identity else transformed(flow)
 
     return handle
+
+
+def _selects_secrets(call: Call, options: Options) -> bool:
+    """The pattern of a selecting filter asks for secret variables (`env | grep -i token`), or it
+    prints every line anyway (`grep -v`, an empty pattern)."""
+    patterns = [w.value for w in options.values("-e", "--regexp")] or [
+        w.value for w in options.operands[:1]]
+    inverted = options.has("-v", "--invert-match")
+    return inverted or not patterns or any(p in ("", ".", ".*", "^", "$", "=", "_", "[a-z]", "[A-Z]", "\\w") or is_secret_variable(p.strip("^$=*.")) or
+                                          re.search(r"key|token|secret|pass|cred|auth", p, re.I) for p in patterns)
 
 
 def _decodes(options: Options, decode_options: Sequence[str], decode_letters: str) -> bool:
@@ -254,6 +269,8 @@ def echo(call: Call) -> Flow:
         escapes = escapes or "e" in args[0].value
         args.pop(0)
     text = join_words(args)
+    if mentions_secret(text.value):
+        call.flag(cat.CREDENTIAL_ACCESS)  # `echo $AWS_SECRET_ACCESS_KEY`: the secret ends up in the transcript
     value = decode_ansi_c(text.value) if escapes else text.value
     return Flow(script=value).merge(text.flow)
 
@@ -268,6 +285,8 @@ def printf(call: Call) -> Flow:
         return EMPTY
     fmt, values = args[0], args[1:]
     merged = join_words(args)
+    if mentions_secret(merged.value):
+        call.flag(cat.CREDENTIAL_ACCESS)
     # With a format, close enough for `printf '%s\n' "cmd"`: the values are what gets printed.
     script = "\n".join(w.value for w in values) if "%" in fmt.value else decode_ansi_c(fmt.value)
     return Flow(script=script).merge(merged.flow)
@@ -285,13 +304,17 @@ def read_builtin(call: Call) -> Flow:
 
 
 def environment_dump(call: Call) -> Flow:
-    return LOCAL_DATA
+    """printenv: all of it (API keys included), or the named variables."""
+    names = [w.value for w in call.args if not w.value.startswith("-")]
+    if any(is_secret_variable(n) for n in names):
+        call.flag(cat.CREDENTIAL_ACCESS)
+    return ENVIRONMENT if not names else LOCAL_DATA
 
 
 def set_builtin(call: Call) -> Flow:
     args = call.args
     if not args:
-        return LOCAL_DATA  # prints every variable
+        return ENVIRONMENT  # prints every variable, secrets included
     for first, second in itertools.pairwise(args):
         if first.value == "+o" and second.value == "history":
             call.flag(cat.HISTORY_TAMPER)

@@ -1,4 +1,6 @@
-"""Machine-level commands: power control, disk partitioning and formatting, shell history, cron."""
+"""Machine-level commands: power control, disk partitioning and formatting, shell history, and the
+schedulers and service managers that run commands later (cron, at, systemd, launchd): `persistence`,
+with the job itself analysed as the command it is when this command line gives it."""
 
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ def systemctl(call: Call) -> Flow:
         return OPAQUE
     if operands[0] in _POWER_VERBS or any(o in _POWER_TARGETS for o in operands[1:]):
         call.flag(cat.POWER)
+    if operands[0] in ("enable", "link", "preset", "reenable", "add-wants", "add-requires", "edit", "set-property"):
+        call.flag(cat.PERSISTENCE)  # starts on the next boot or login, on its own
     return OPAQUE
 
 
@@ -110,8 +114,99 @@ def crontab(call: Call) -> Flow:
         return OPAQUE
     if options.operands or "e" in letters or (not letters and call.stdin is not EMPTY):
         # Installing a crontab writes /var/spool/cron: persistence outside the workspace.
+        content = call.stdin
         for word in options.operands:
             if word.value != "-":
                 call.read(word)
+                content = call.scope.files.get(call.read(word) or "", content)
         call.flag(cat.SYSTEM_WRITE)
+        call.flag(cat.PERSISTENCE)
+        if content.script is not None:
+            for line in content.script.splitlines():
+                job = _cron_command(line)
+                if job:
+                    call.run_script(job)
+        elif content.opaque or content.payload:
+            call.flag(cat.DYNAMIC_COMMAND)
+    return OPAQUE
+
+
+def _cron_command(line: str) -> str | None:
+    """The command of a crontab line (`m h dom mon dow cmd` or `@reboot cmd`), None for others."""
+    text = line.strip()
+    if not text or text.startswith("#") or "=" in text.split(" ", 1)[0]:
+        return None
+    fields = text.split(None, 1 if text.startswith("@") else 5)
+    return fields[-1] if len(fields) == (2 if text.startswith("@") else 6) else None
+
+
+def at(call: Call) -> Flow:
+    """at / batch: the job (stdin, or -f FILE) runs later on its own."""
+    options = scan(call.args, spec("qfmMt", ["--queue", "--file", "--time"]))
+    letters = short_letters(options)
+    if (letters and set(letters) <= {"l", "r", "d", "c"}) or call.name in ("atq", "atrm"):
+        return OPAQUE  # list, remove or show jobs
+    call.flag(cat.PERSISTENCE)
+    job = call.stdin
+    for word in options.values("-f", "--file"):
+        path = call.read(word)
+        job = call.scope.files.get(path or "", OPAQUE)
+    if job.script is not None:
+        call.run_script(job.script)
+    elif job.payload:
+        call.flag(cat.REMOTE_CODE)
+    elif job is EMPTY or job.opaque or job.local_data:
+        call.flag(cat.DYNAMIC_COMMAND)  # a job nobody can see from here
+    return OPAQUE
+
+
+def systemd_run(call: Call) -> Flow:
+    """systemd-run: a timer or a unit that outlives this command is persistence; its command is analysed."""
+    options = scan(call.args, spec("pEuMHrGdq", ["--unit", "--property", "--description", "--slice", "--setenv",
+                                                 "--on-active", "--on-boot", "--on-startup", "--on-unit-active",
+                                                 "--on-unit-inactive", "--on-calendar", "--on-clock-change",
+                                                 "--timer-property", "--working-directory", "--uid", "--gid",
+                                                 "--nice", "--path-property", "--socket-property",
+                                                 "--service-type", "--machine", "--host"]))
+    if any(name.startswith("--on-") or name in ("--remain-after-exit", "-r") for name, _ in options.flags) or \
+            not options.has("--wait", "--pty", "-P", "-t", "--scope"):
+        call.flag(cat.PERSISTENCE)
+    if options.operands:
+        call.invoke(options.operands)
+    return OPAQUE
+
+
+def launchctl(call: Call) -> Flow:
+    operands = [w.value for w in call.args if not w.value.startswith("-")]
+    if operands[:1] and operands[0] in ("load", "bootstrap", "enable", "submit", "kickstart"):
+        call.flag(cat.PERSISTENCE)
+    return OPAQUE
+
+
+def make(call: Call) -> Flow:
+    """make -f - / -f FILE written here: the makefile's recipes are shell commands."""
+    options = scan(call.args, spec("fCIjlowW", ["--file", "--makefile", "--directory", "--include-dir", "--jobs",
+                                                 "--load-average", "--old-file", "--what-if", "--assume-new",
+                                                 "--eval"]))
+    sources = []
+    if options.has("-f", "--file", "--makefile") and not options.values("-f", "--file", "--makefile"):
+        sources.append(call.stdin)  # `make -f - <<EOF`: the parser may leave the lone `-` to the redirect
+    for word in options.values("-f", "--file", "--makefile"):
+        if word.value == "-":
+            sources.append(call.stdin)
+        else:
+            path = call.read(word)
+            if path is not None and path in call.scope.files:
+                sources.append(call.scope.files[path])
+    for word in options.values("--eval"):
+        sources.append(type(call.stdin)(script=word.value))
+    for flow in sources:
+        if flow.script is not None:
+            for line in flow.script.splitlines():
+                if line.startswith("\t") and line.strip():
+                    call.run_script(line.strip().lstrip("@-+"))
+        elif flow.payload:
+            call.flag(cat.REMOTE_CODE)
+        elif flow.opaque or flow is EMPTY:
+            call.flag(cat.DYNAMIC_COMMAND)
     return OPAQUE

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from gateway.paths import HOME, SYSTEM
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
@@ -52,6 +54,10 @@ def git(call: Call) -> Flow:
         call.flag(cat.GIT_PUSH)
     if _discards_work(sub, rest):
         call.flag(cat.DESTRUCTIVE_GIT)
+    if sub == "config" and _sets_a_command(rest):
+        call.flag(cat.PERSISTENCE)
+    if sub == "credential" and rest and rest[0].value == "fill":
+        call.flag(cat.CREDENTIAL_ACCESS)  # prints the stored username and password
     if sub in _NETWORK:
         for word in rest:
             if "://" in word.value or "@" in word.value:
@@ -70,6 +76,27 @@ def git(call: Call) -> Flow:
     elif sub not in _NETWORK:
         note_arguments(call, _without_option_values(rest))
     return OPAQUE
+
+
+_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin",
+                           "--name-only", "get", "list"})
+_HOOKISH = re.compile(r"^(?:core\.(?:hookspath|fsmonitor|sshcommand|pager|editor|askpass)|sequence\.editor"
+                      r"|diff\.external|gpg\.program|credential\.helper|pager\..+|filter\..+\.(?:clean|smudge|process)"
+                      r"|include\.path|includeif\..+\.path|core\.gitproxy|uploadpack\.packobjectshook)$")
+
+
+def _sets_a_command(rest: list[Word]) -> bool:
+    """`git config KEY VALUE` for a key whose value git runs (or that pulls in other config), or an alias
+    that is a shell command (`alias.x '!…'`): it runs later, on the user's own git commands."""
+    values = [w.value for w in rest]
+    if any(v in _CONFIG_READS for v in values):
+        return False
+    operands = [v for v in values if not v.startswith("-") and v != "set"]
+    if not operands:
+        return False
+    key = operands[0].lower()
+    value = operands[1] if len(operands) > 1 else ""
+    return bool(_HOOKISH.match(key)) or (key.startswith("alias.") and value.lstrip().startswith("!"))
 
 
 def _aimed_at(call: Call, path: str | None) -> None:

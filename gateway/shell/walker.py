@@ -16,7 +16,7 @@ from tree_sitter import Node
 from gateway.shell import categories as cat
 from gateway.shell.commands import handler_for
 from gateway.shell.facts import NETWORK_STREAM, SHELL_READS_STDIN, Facts
-from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow, Scope
+from gateway.shell.flow import EMPTY, ENVIRONMENT, OPAQUE, Flow, Scope
 from gateway.shell.invocation import Call
 from gateway.shell.limits import MAX_COMMANDS, MAX_NESTING, MAX_NODES
 from gateway.shell.redirections import Redirections, read_redirections
@@ -80,7 +80,7 @@ class Walker:
                 scope = scope.copy()
                 scope.change_dir(locate(unwrapped.cwd, scope.cwd, scope.cwd_known, self.home))
             if unwrapped.prints_environment:
-                return LOCAL_DATA
+                return ENVIRONMENT  # `env` alone prints every variable, secrets included
             argv = unwrapped.argv
             if unwrapped.xargs:
                 argv = self._xargs_argv(argv, unwrapped.xargs_replace, stdin)
@@ -383,6 +383,8 @@ class Walker:
 
     def _finish(self, io: Redirections, out: Flow, scope: Scope, depth: int, roles_start: int) -> Flow:
         if io.stdout is not None:
+            if out.secrets:
+                self.facts.flag(cat.CREDENTIAL_ACCESS)  # `env > dump.txt`: the secrets, saved
             if out is not EMPTY:
                 # Remember what went into the file: `curl -s u > x.sh; bash x.sh`.
                 scope.files[io.stdout] = out

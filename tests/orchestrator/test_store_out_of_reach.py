@@ -22,9 +22,11 @@ def test_agents_cannot_see_or_reach_the_store(tmp_path: Path, redis_server: str)
     port = store.connection_pool.connection_kwargs["port"]
     ws = tmp_path / "ws"
     ws.mkdir()
+    # A project script that prints the environment (`env > file` itself is credential access now).
+    (ws / "show_env.py").write_text("import os\nfor k, v in os.environ.items():\n    print(f'{k}={v}')\n")
     state = tmp_path / "state"
     p = write_plan(tmp_path, plan(ws, [
-        task("look", "env > agent-env.txt"),
+        task("look", "python3 show_env.py > agent-env.txt"),
         task("reach", f"redis-cli -p {port} -a {password} SET pwned 1"),
         task("reach-hidden", f"REDISCLI_AUTH=$(cat ~/.pw) valkey-cli -p {port} SET pwned 1"),
     ]))

@@ -1,0 +1,43 @@
+"""Files that make something run later on its own (SPEC §2.3 `persistence`).
+
+A write to one of these is not ordinary work even when it is harmless today: a git hook runs on the
+user's next commit, an rc file on their next shell, a unit or a crontab on the next boot or minute.
+Paths are resolved and lexical; ``home`` is the agent's home.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+_HOME_FILES = frozenset({
+    # shells
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv",
+    ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish",
+    # tools that run commands from their configuration
+    ".gitconfig", ".config/git/config", ".ssh/config", ".ssh/rc", ".vimrc", ".exrc", ".config/nvim/init.vim",
+    ".config/nvim/init.lua", ".emacs", ".emacs.d/init.el", ".tmux.conf", ".config/tmux/tmux.conf", ".screenrc",
+    ".pythonrc", ".pythonrc.py", ".npmrc", ".yarnrc", ".direnvrc", ".config/direnv/direnvrc", ".xinitrc",
+    ".xprofile", ".xsessionrc", ".xsession", ".inputrc", ".wgetrc", ".curlrc", ".lesskey", ".mailcap",
+})
+_HOME_DIRS = (".config/systemd/user", ".config/autostart", "Library/LaunchAgents", ".config/fish/conf.d",
+              ".local/share/systemd/user", ".config/upstart", ".kde/Autostart", ".config/plasma-workspace/env")
+_SYSTEM_PREFIXES = ("/etc/cron", "/var/spool/cron", "/etc/anacrontab", "/etc/systemd", "/lib/systemd",
+                    "/usr/lib/systemd", "/etc/init.d", "/etc/rc.local", "/etc/rc", "/etc/profile",
+                    "/etc/bash.bashrc", "/etc/zsh", "/etc/environment", "/etc/ld.so.preload", "/etc/xdg/autostart",
+                    "/Library/LaunchAgents", "/Library/LaunchDaemons", "/etc/update-motd.d", "/etc/sudoers")
+_ANYWHERE = re.compile(r"(?:^|/)\.git/(?:hooks/|config$)|(?:^|/)(?:sitecustomize|usercustomize)\.py$"
+                       r"|/site-packages/[^/]+\.pth$|(?:^|/)\.husky/")
+
+
+def is_persistence_path(path: str, home: str) -> bool:
+    if _ANYWHERE.search(path):
+        return True
+    if any(path == p or path.startswith(p) for p in _SYSTEM_PREFIXES):
+        return True
+    if home and home != "/" and path.startswith(home.rstrip("/") + "/"):
+        rel = path[len(home.rstrip("/")) + 1:]
+        if rel in _HOME_FILES:
+            return True
+        return any(rel == d or rel.startswith(d + "/") for d in _HOME_DIRS)
+    return posixpath.basename(path) in (".bashrc", ".zshrc", ".profile", ".bash_profile")

@@ -1,0 +1,351 @@
+"""Tools that act on things beyond the workspace: infrastructure, databases, registries, processes, secrets.
+
+Each handler reads the tool's subcommand words (``words``: the arguments that are not options, in order)
+and flags what the call would do (SPEC §2.3):
+
+- ``infra_destroy``: terraform/tofu destroy, ``kubectl delete`` of namespaces or ``--all``, helm uninstall,
+  docker system/volume prunes and removals, cloud CLIs deleting or terminating (aws, gcloud, az, …);
+- ``database_destroy``: DROP DATABASE/TABLE/SCHEMA, TRUNCATE and DELETE without WHERE — read with a SQL
+  parser (sqlparse) from ``-c``/``-e``, stdin and here-documents — through psql, mysql, sqlite3 and
+  friends; mongosh drops; FLUSHALL/FLUSHDB; dropdb; framework resets;
+- ``publish``: npm/pnpm/yarn publish, twine upload, cargo publish, gem push, docker push, gh release
+  create, poetry publish, …;
+- ``process_kill``: every process (``kill -9 -1``), PID 1, another user's processes (``pkill -u``), or
+  system daemons by name;
+- ``credential_access``: CLIs that print credentials (``gh auth token``, ``gcloud auth
+  print-access-token``, ``git credential fill``, ``aws configure get …secret…``);
+- ``package_runner``: runners that fetch a package and execute it at once (``npx -y``, ``pnpm dlx``,
+  ``bunx``, ``uvx``, ``pipx run``): remote code a human should look at first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import sqlparse
+from sqlparse.sql import Where
+
+from gateway.shell import categories as cat
+from gateway.shell.flow import OPAQUE, Flow
+from gateway.shell.generic import default_handler
+from gateway.shell.invocation import Call
+from gateway.shell.words import Word
+
+Handler = Callable[[Call], Flow]
+
+
+def words(call: Call) -> list[str]:
+    """The arguments that are not options (`-x`, `--x`, `--x=v`), lower-cased, in order."""
+    return [w.value.lower() for w in call.args if not w.value.startswith("-")]
+
+
+def flags(call: Call) -> set[str]:
+    return {w.value.split("=", 1)[0] for w in call.args if w.value.startswith("-")}
+
+
+def _handler(judge: Callable[[Call], str | None]) -> Handler:
+    def handle(call: Call) -> Flow:
+        category = judge(call)
+        if category is not None:
+            call.flag(category)
+        # The rest as for any program: path arguments, URL hosts, and a shell handed over
+        # (`docker run -it alpine /bin/sh`, `kubectl exec -it pod -- bash`).
+        return default_handler(call)
+
+    return handle
+
+
+# -- infrastructure ------------------------------------------------------------------------------------
+
+def _terraform(call: Call) -> str | None:
+    w, f = words(call), flags(call)
+    if w[:1] == ["destroy"] or (w[:1] in (["apply"], ["plan"]) and "-destroy" in f):
+        return cat.INFRA_DESTROY
+    if w[:2] in (["state", "rm"], ["workspace", "delete"]) or (w[:2] == ["state", "push"] and "-force" in f):
+        return cat.INFRA_DESTROY
+    return None
+
+
+_CLUSTER_WIDE = frozenset({"namespace", "namespaces", "ns", "all", "project", "projects", "pv", "persistentvolume",
+                           "node", "nodes", "crd", "customresourcedefinition"})
+
+
+def _kubectl(call: Call) -> str | None:
+    w, f = words(call), flags(call)
+    if "delete" not in w[:2]:
+        return None
+    kinds = w[w.index("delete") + 1:]
+    if f & {"--all", "-A", "--all-namespaces"} or any(k.split("/")[0] in _CLUSTER_WIDE for k in kinds[:1]):
+        return cat.INFRA_DESTROY
+    return None
+
+
+def _helm(call: Call) -> str | None:
+    return cat.INFRA_DESTROY if words(call)[:1] in (["uninstall"], ["delete"], ["del"], ["un"]) else None
+
+
+def _container(call: Call) -> str | None:
+    w, f = words(call), flags(call)
+    if w[:2] in (["system", "prune"], ["volume", "prune"], ["volume", "rm"], ["container", "prune"],
+                 ["image", "prune"], ["network", "prune"]):
+        return cat.INFRA_DESTROY
+    if w[:1] == ["compose"] and "down" in w and f & {"-v", "--volumes", "--rmi"}:
+        return cat.INFRA_DESTROY
+    if w[:1] in (["push"],) or w[:2] in (["image", "push"], ["manifest", "push"]):
+        return cat.PUBLISH
+    return None
+
+
+def _compose(call: Call) -> str | None:
+    return cat.INFRA_DESTROY if "down" in words(call) and flags(call) & {"-v", "--volumes", "--rmi"} else None
+
+
+def _cloud_delete(call: Call) -> str | None:
+    """aws, gcloud, az, doctl, gsutil, …: a word that deletes, terminates or removes a resource."""
+    for word in words(call):
+        if word.startswith(("delete", "terminate", "remove-", "deregister")) or word in (
+                "rb", "rm", "destroy", "purge", "apps:destroy"):
+            return cat.INFRA_DESTROY
+    return None
+
+
+def _destroy_word(call: Call) -> str | None:
+    """pulumi, cdk, sls, fly, eksctl, …: `destroy`/`remove`/`delete` as a subcommand."""
+    w = words(call)
+    return cat.INFRA_DESTROY if set(w[:3]) & {"destroy", "remove", "delete", "rm"} else None
+
+
+# -- databases -----------------------------------------------------------------------------------------
+
+_SQL_OPTIONS = ("-c", "--command", "-e", "--execute", "-q", "--query", "--eval", "-cmd")
+
+
+def sql_destroys(sql: str) -> bool:
+    """DROP DATABASE/TABLE/SCHEMA/COLLECTION, TRUNCATE, or DELETE without WHERE, in any statement."""
+    try:
+        statements = sqlparse.parse(sql[:262_144])
+    except Exception:  # sqlparse is non-validating; anything it cannot split is judged on keywords
+        return bool(re.search(r"\b(drop\s+(database|table|schema)|truncate)\b", sql, re.I))
+    for statement in statements:
+        kind = statement.get_type()  # type: ignore[no-untyped-call]
+        flat = statement.flatten()  # type: ignore[no-untyped-call]
+        tokens = [t for t in flat if not t.is_whitespace and t.ttype not in sqlparse.tokens.Comment]
+        first = [t.normalized.upper() for t in tokens[:3]]
+        if kind == "DROP" and len(first) > 1 and first[1] in ("DATABASE", "TABLE", "SCHEMA", "COLLECTION"):
+            return True
+        if first[:1] == ["TRUNCATE"]:
+            return True
+        if kind == "DELETE" and not any(isinstance(t, Where) for t in statement.tokens):
+            return True
+    return False
+
+
+def _sql_client(call: Call) -> str | None:
+    texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in _SQL_OPTIONS]
+    texts += [w.value.split("=", 1)[1] for w in call.args if w.value.startswith(("--command=", "--execute="))]
+    if call.name in ("sqlite3", "duckdb"):  # sqlite3 DB 'SQL'
+        operands = [w.value for w in call.args if not w.value.startswith("-")]
+        texts += operands[1:]
+    if call.stdin.script is not None:  # psql <<'SQL' … / echo 'DROP …' | mysql
+        texts.append(call.stdin.script)
+    return cat.DATABASE_DESTROY if any(sql_destroys(t) for t in texts) else None
+
+
+_MONGO_DROP = re.compile(r"\.(dropDatabase|drop|deleteMany|remove)\s*\(\s*(\{\s*\})?\s*\)")
+
+
+def _mongo(call: Call) -> str | None:
+    texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in ("--eval", "-e")]
+    if call.stdin.script is not None:
+        texts.append(call.stdin.script)
+    for text in texts:
+        for match in _MONGO_DROP.finditer(text):
+            if match.group(1) in ("dropDatabase", "drop") or match.group(2) is not None:
+                return cat.DATABASE_DESTROY
+    return None
+
+
+def _redis_flush(call: Call) -> None:
+    if any(w.value.upper() in ("FLUSHALL", "FLUSHDB") for w in call.args) or (
+            call.stdin.script is not None and re.search(r"\bFLUSH(ALL|DB)\b", call.stdin.script, re.I)):
+        call.flag(cat.DATABASE_DESTROY)
+
+
+def _framework_db(call: Call) -> str | None:
+    """rails/rake db:drop|db:reset, prisma migrate reset, django flush."""
+    w = words(call)
+    if any(x in ("db:drop", "db:reset", "db:schema:load", "db:purge") for x in w):
+        return cat.DATABASE_DESTROY
+    if w[:2] == ["migrate", "reset"] or (w[:2] == ["db", "push"] and "--force-reset" in flags(call)):
+        return cat.DATABASE_DESTROY
+    return None
+
+
+# -- publishing ----------------------------------------------------------------------------------------
+
+def _package_manager(call: Call) -> str | None:
+    w = words(call)
+    if "publish" in w[:2] or w[:2] in (["dist-tag", "add"], ["npm", "publish"]):
+        return cat.PUBLISH
+    return None
+
+
+def _first_word_publishes(*subcommands: str) -> Callable[[Call], str | None]:
+    def judge(call: Call) -> str | None:
+        return cat.PUBLISH if words(call)[:1] and words(call)[0] in subcommands else None
+
+    return judge
+
+
+def _gh(call: Call) -> str | None:
+    w = words(call)
+    if w[:2] in (["release", "create"], ["release", "upload"], ["release", "edit"]):
+        return cat.PUBLISH
+    if w[:2] == ["auth", "token"] or (w[:2] == ["auth", "status"] and flags(call) & {"-t", "--show-token"}):
+        return cat.CREDENTIAL_ACCESS
+    if w[:2] == ["repo", "delete"] or w[:2] == ["release", "delete"]:
+        return cat.INFRA_DESTROY
+    return None
+
+
+# -- processes -----------------------------------------------------------------------------------------
+
+_DAEMONS = frozenset({"init", "systemd", "sshd", "cron", "crond", "dockerd", "containerd", "kubelet", "postgres",
+                      "postgresql", "mysqld", "mariadbd", "redis-server", "nginx", "apache2", "httpd", "xorg",
+                      "gdm", "sddm", "dbus-daemon", "networkmanager", "rsyslogd", "journald", "systemd-journald",
+                      "auditd", "polkitd", "udevd", "systemd-udevd", "snapd", "sudo", "login", "agetty",
+                      "gnome-shell", "plasmashell", "code", "claude", "gemini", "acteon-gateway"})
+_FINDERS = re.compile(r"\$\(\s*(?:pgrep|pidof)\s+(?:-\w+\s+)*([\w.-]+)|`\s*(?:pgrep|pidof)\s+(?:-\w+\s+)*([\w.-]+)")
+
+
+def _kill_targets(args: list[Word]) -> list[str]:
+    """`kill [-SIG | -s SIG | -n N] [--] TARGET…`: the targets (a negative number is a process group)."""
+    values = [w.value for w in args]
+    i = 0
+    if i < len(values) and values[i] in ("-s", "-n", "--signal"):
+        i += 2
+    elif i < len(values) and values[i].startswith("-") and values[i] not in ("--", "-l", "-L"):
+        i += 1  # -9, -KILL, -SIGTERM
+    if i < len(values) and values[i] == "--":
+        i += 1
+    return values[i:]
+
+
+def _kill(call: Call) -> str | None:
+    for value in _kill_targets(call.args):
+        if value in ("-1", "1", "0", "-0"):
+            return cat.PROCESS_KILL  # -1: every process we may signal; 1: init; 0: our whole process group
+    for w in call.args:
+        for match in _FINDERS.finditer(w.value):
+            if (match.group(1) or match.group(2) or "").lower() in _DAEMONS:
+                return cat.PROCESS_KILL
+    return None
+
+
+def _pkill(call: Call) -> str | None:
+    f = flags(call)
+    if f & {"-u", "-U", "--euid", "--uid", "-g", "-G", "--group"} or any(
+            w.value.startswith(("-u", "-U")) and len(w.value) > 2 for w in call.args):
+        return cat.PROCESS_KILL  # by user or group: processes the agent did not start
+    names = [w.lstrip("^").rstrip("$").lower() for w in words(call)]
+    if call.name == "killall5" or any(n in _DAEMONS or n in ("", ".", ".*") for n in names) or (
+            call.name == "killall" and not names):
+        return cat.PROCESS_KILL
+    return None
+
+
+# -- credentials and runners ---------------------------------------------------------------------------
+
+def _credential_cli(call: Call) -> str | None:
+    w, name = words(call), call.name
+    if name == "gcloud" and "auth" in w and any(x.startswith("print-") for x in w):
+        return cat.CREDENTIAL_ACCESS
+    if name == "aws" and w[:2] == ["configure", "get"] and any(
+            s in " ".join(w[2:]) for s in ("secret", "token", "key")):
+        return cat.CREDENTIAL_ACCESS
+    if name == "aws" and w[:2] in (["configure", "export-credentials"], ["ecr", "get-login-password"]):
+        return cat.CREDENTIAL_ACCESS
+    if name == "az" and w[:2] == ["account", "get-access-token"]:
+        return cat.CREDENTIAL_ACCESS
+    if name in ("op", "vault", "pass", "secret-tool", "security", "bw", "lpass", "gopass", "keyring") and \
+            set(w[:2]) & {"read", "get", "show", "lookup", "find-generic-password", "find-internet-password", "kv"}:
+        return cat.CREDENTIAL_ACCESS
+    if name.startswith("docker-credential-") and w[:1] == ["get"]:
+        return cat.CREDENTIAL_ACCESS
+    return _cloud_delete(call) if name in ("aws", "gcloud", "az") else None
+
+
+def _runner(call: Call) -> str | None:
+    """npx -y / --yes, npm exec -y, pnpm dlx, yarn dlx, bunx, uvx, pipx run: fetch and execute at once."""
+    name, w, f = call.name, words(call), flags(call)
+    if name in ("bunx", "uvx", "pnpx") or (name == "npx" and f & {"-y", "--yes"}):
+        return cat.PACKAGE_RUNNER if call.args else None
+    if name == "npm" and w[:1] in (["exec"], ["x"]) and f & {"-y", "--yes"}:
+        return cat.PACKAGE_RUNNER
+    if (name == "pnpm" and w[:1] == ["dlx"]) or (name == "yarn" and w[:1] == ["dlx"]) or (
+            name == "pipx" and w[:1] == ["run"]) or (name == "uv" and w[:2] == ["tool", "run"]) or (
+            name == "bun" and w[:1] == ["x"]):
+        return cat.PACKAGE_RUNNER
+    return None
+
+
+def with_judges(handler: Handler, *judges: Callable[[Call], str | None]) -> Handler:
+    """``handler`` (e.g. a package manager's install check) plus the given judges."""
+    def handle(call: Call) -> Flow:
+        for judge in judges:
+            category = judge(call)
+            if category is not None:
+                call.flag(category)
+        return handler(call)
+
+    return handle
+
+
+INFRA: dict[str, Handler] = {
+    **dict.fromkeys(["terraform", "tofu", "terragrunt"], _handler(_terraform)),
+    **dict.fromkeys(["kubectl", "oc", "k"], _handler(_kubectl)),
+    "helm": _handler(_helm),
+    **dict.fromkeys(["docker", "podman", "nerdctl"], _handler(_container)),
+    "docker-compose": _handler(_compose),
+    **dict.fromkeys(["aws", "gcloud", "az"], _handler(_credential_cli)),
+    **dict.fromkeys(["gsutil", "doctl", "linode-cli", "hcloud", "oci", "ibmcloud", "heroku"], _handler(_cloud_delete)),
+    **dict.fromkeys(["pulumi", "cdk", "sls", "serverless", "fly", "flyctl", "eksctl", "vercel", "netlify", "sam"],
+                    _handler(_destroy_word)),
+    **dict.fromkeys(["psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client", "sqlcmd", "cockroach"],
+                    _handler(_sql_client)),
+    **dict.fromkeys(["mongosh", "mongo"], _handler(_mongo)),
+    **dict.fromkeys(["dropdb"], _handler(lambda call: cat.DATABASE_DESTROY)),
+    "mysqladmin": _handler(lambda call: cat.DATABASE_DESTROY if "drop" in words(call) else None),
+    **dict.fromkeys(["rails", "rake", "prisma"], _handler(_framework_db)),
+    "twine": _handler(_first_word_publishes("upload")),
+    **dict.fromkeys(["flit", "hatch"], _handler(_first_word_publishes("publish"))),
+    "vsce": _handler(_first_word_publishes("publish")),
+    "gh": _handler(_gh),
+    **dict.fromkeys(["kill"], _handler(_kill)),
+    **dict.fromkeys(["pkill", "killall", "killall5", "skill", "slay"], _handler(_pkill)),
+    **dict.fromkeys(["op", "vault", "pass", "secret-tool", "security", "bw", "lpass", "gopass", "keyring",
+                     "docker-credential-desktop", "docker-credential-pass", "docker-credential-secretservice",
+                     "docker-credential-osxkeychain"], _handler(_credential_cli)),
+    **dict.fromkeys(["npx", "bunx", "uvx", "pnpx"], lambda call: _run_package(call)),
+}
+
+
+def _run_package(call: Call) -> Flow:
+    """npx/bunx/uvx/pnpx CMD …: flag a fetch-and-run, then judge CMD like any command (`npx prisma migrate
+    reset` resets a database whether or not npx fetched prisma first)."""
+    category = _runner(call)
+    if category is not None:
+        call.flag(category)
+    args = call.args
+    i = 0
+    while i < len(args) and args[i].value.startswith("-"):
+        i += 2 if args[i].value in ("-p", "--package", "--from", "--with", "-c", "--call") else 1
+    if i < len(args):
+        call.invoke([Word(args[i].value.split("@", 1)[0] if not args[i].value.startswith("@") else
+                          args[i].value), *args[i + 1:]])
+    return OPAQUE
+
+# Package managers that already have install handlers (packages.py) also run and publish packages.
+RUNNER_AND_PUBLISH = (_runner, _package_manager)
+PUBLISHERS = {"cargo": _first_word_publishes("publish"), "gem": _first_word_publishes("push")}
