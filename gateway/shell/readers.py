@@ -73,14 +73,18 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
     return handle
 
 
+_MATCH_ALL = frozenset({"", ".", ".*", "^", "$", "=", "_", "[a-z]", "[A-Z]", "\\w"})
+_SECRETISH = re.compile(r"key|token|secret|pass|cred|auth", re.I)
+
+
 def _selects_secrets(call: Call, options: Options) -> bool:
     """The pattern of a selecting filter asks for secret variables (`env | grep -i token`), or it
-    prints every line anyway (`grep -v`, an empty pattern)."""
+    prints every line anyway (`grep -v`, an empty or match-all pattern)."""
     patterns = [w.value for w in options.values("-e", "--regexp")] or [
         w.value for w in options.operands[:1]]
-    inverted = options.has("-v", "--invert-match")
-    return inverted or not patterns or any(p in ("", ".", ".*", "^", "$", "=", "_", "[a-z]", "[A-Z]", "\\w") or is_secret_variable(p.strip("^$=*.")) or
-                                          re.search(r"key|token|secret|pass|cred|auth", p, re.I) for p in patterns)
+    if options.has("-v", "--invert-match") or not patterns:
+        return True
+    return any(p in _MATCH_ALL or is_secret_variable(p.strip("^$=*.")) or _SECRETISH.search(p) for p in patterns)
 
 
 def _decodes(options: Options, decode_options: Sequence[str], decode_letters: str) -> bool:
