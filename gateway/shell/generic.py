@@ -36,8 +36,15 @@ def looks_like_path(word: Word) -> bool:
     return not (colon > 0 and "/" not in value[:colon] and hostnames.remote_spec_host(value))
 
 
+# Paths named inside a larger argument: `--extra-opts=@/etc/shadow`, `file:///etc/shadow`,
+# `-C 'Include /etc/shadow'`, `-o APT::Pre-Invoke=/x`. Only reading is assumed, so this only ever
+# notices secrets (and records the path); it never turns data into a delete or a write.
+_EMBEDDED_PATH = re.compile(r"(?:^|[\s=@:,'\"(])(?:file://)?((?:~|/)[\w.~/+-]+)")
+
+
 def note_arguments(call: Call, args: list[Word]) -> None:
-    """Record path-like arguments (and `--opt=PATH` values) as read, URL hosts as contacted."""
+    """Record path-like arguments (and `--opt=PATH` values, and paths inside arguments) as read, URL hosts
+    as contacted."""
     for word in args:
         value = word.value
         for host in hostnames.url_hosts(value):
@@ -48,6 +55,10 @@ def note_arguments(call: Call, args: list[Word]) -> None:
             tail = word.tail(value.index("=") + 1)
             if looks_like_path(tail):
                 call.read(tail)
+        if word.literal and ("/" in value) and len(value) <= 4096:
+            for match in _EMBEDDED_PATH.finditer(value):
+                if match.group(1) != value:
+                    call.read(Word(match.group(1)))
 
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "tcsh", "csh",
@@ -70,15 +81,36 @@ def default_handler(call: Call) -> Flow:
             shell_at = value if word.exact and is_shell(value) and (value.startswith("/") or i > 0) else None
             if shell_at is not None:
                 note_arguments(call, args[:i])
-                return call.invoke(args[i:])
+                if i + 2 < len(args) and args[i + 1].value == "-c":
+                    return call.invoke(args[i:i + 3])  # `… /bin/sh -c 'cmd'`: the command is known
+                # The words after it may be the program's own: the shell's input is unknowable.
+                call.flag(cat.DYNAMIC_COMMAND)
+                return OPAQUE
         if value.startswith("-") and "=" in value and is_shell(value.split("=", 1)[1]):
             call.flag(cat.DYNAMIC_COMMAND)  # --on-download-complete=/bin/sh: run by the program, unknowable
         elif _SHELL_INSIDE.search(value) and not is_shell(value):
             call.flag(cat.DYNAMIC_COMMAND)
+    _output_options(call, args)
     note_arguments(call, args)
     return OPAQUE
 
 
+# Options that name a file the program writes (`-o FILE`, `--output=FILE`, `--dump-bin FILE`, `--log-file`).
+_OUTPUT_OPTIONS = frozenset({"-o", "--output", "--out", "--outfile", "--output-file", "--log-file", "--logfile",
+                             "--dump-bin", "--save", "--write", "-w", "--target"})
+
+
+def _output_options(call: Call, args: list[Word]) -> None:
+    for i, word in enumerate(args):
+        name, eq, rest = word.value.partition("=")
+        if name in _OUTPUT_OPTIONS:
+            target = word.tail(len(name) + 1) if eq and rest else args[i + 1] if i + 1 < len(args) else None
+            if target is not None and looks_like_path(target):
+                call.write(target)  # a system or persistence location is judged as any write there
+
+
 def no_effect(call: Call) -> Flow:
-    """Builtins and utilities that touch nothing (true, sleep, date, pwd, …)."""
+    """Builtins and utilities that change nothing (true, sleep, date, pwd, …). Their path arguments are
+    still read (`date -f /etc/shadow` prints the file's lines in its error messages)."""
+    note_arguments(call, call.args)
     return OPAQUE

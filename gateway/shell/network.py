@@ -68,6 +68,9 @@ def curl(call: Call) -> Flow:
     _check_secrets(call)
     options = scan(call.args, _CURL)
     urls = [w for w in options.operands] + options.values("--url")
+    for url in urls:
+        if url.value.lower().startswith("file://"):  # curl file:///etc/shadow reads a local file
+            call.read(Word(url.value[len("file://"):] or "/"))
     hosts = [call.host(hostnames.bare_url_host(w.value)) for w in urls if w.value]
     uploads: list[Word] = []
     sends_stdin = False
@@ -351,7 +354,9 @@ def redis_client(call: Call) -> Flow:
 
 def host_only(call: Call) -> Flow:
     """ping, sftp, ftp, dig, …: record the host (first operand) and nothing else."""
-    operands = scan(call.args, spec("cCiIlpstwWPoF")).operands
-    for word in operands[:1]:
+    options = scan(call.args, spec("cCiIlpstwWPoFfb"))
+    for word in options.operands[:1]:
         call.host(hostnames.user_host(word.value))
+    for word in options.values("-f", "-b"):  # `dig -f FILE`: a batch file of queries, echoed in errors
+        call.read(word)
     return OPAQUE

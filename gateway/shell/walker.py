@@ -34,6 +34,16 @@ from gateway.shell.wrappers import UNWRAPPERS
 MAX_DEPTH = 8  # nested scripts: bash -c "eval '…'" …
 _MAX_WRAPPERS = 16  # sudo env nice timeout … chains
 _HISTORY_SIZE_VARS = frozenset({"HISTSIZE", "HISTFILESIZE", "SAVEHIST"})
+# Variables whose value is a command some program runs (`PAGER='sh -c …' git log`, `LESSOPEN='|cmd %s' less`).
+_COMMAND_VARIABLES = frozenset({
+    "PAGER", "MANPAGER", "GIT_PAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "SUDO_EDITOR",
+    "LESSOPEN", "LESSCLOSE", "BROWSER", "CRASHPAGER", "SUDO_ASKPASS", "SSH_ASKPASS", "GIT_ASKPASS",
+    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "PROMPT_COMMAND", "BASH_ENV", "ENV",
+    "TERMINAL", "FCEDIT", "HGEDITOR", "SVN_EDITOR", "RSYNC_RSH", "CVS_RSH",
+})
+# Variables that load code into every program started with them.
+_INJECTION_VARIABLES = frozenset({"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "PYTHONSTARTUP",
+                                  "PERL5OPT", "RUBYOPT", "NODE_OPTIONS"})
 
 
 class Walker:
@@ -76,6 +86,7 @@ class Walker:
                 scope = _with_environment(scope, unwrapped.assignments)
             for var, value in unwrapped.assignments:
                 self._check_history_variable(var, value)
+                self._check_command_variable(var, value, scope, depth)
             if unwrapped.cwd is not None:
                 scope = scope.copy()
                 scope.change_dir(locate(unwrapped.cwd, scope.cwd, scope.cwd_known, self.home))
@@ -269,6 +280,7 @@ class Walker:
         for var, value in prefix:
             # `HISTFILE=/dev/null cmd`: only for that command, but still tampering.
             self._check_history_variable(var, value)
+            self._check_command_variable(var, value, scope, depth)
         argv: list[Word] = []
         flows: dict[int, Flow] = {}
         for arg in (name_node, *arg_nodes):
@@ -347,6 +359,20 @@ class Walker:
             scope.vars.pop(name, None)
             if value.flow is not EMPTY:
                 scope.flows[name] = value.flow
+
+    def _check_command_variable(self, name: str, value: Word, scope: Scope, depth: int) -> None:
+        """A variable whose value some program will run as a command, or that injects code."""
+        if name in _COMMAND_VARIABLES:
+            text = value.value.strip().lstrip("|").replace("%s", "").strip()
+            if not value.literal:
+                self.facts.flag(cat.DYNAMIC_COMMAND)
+            elif text:
+                self.run_script(text, scope.copy(), EMPTY, depth + 1)
+        elif name in _INJECTION_VARIABLES and value.value.strip():
+            if name == "NODE_OPTIONS" and not any(o in value.value for o in ("--require", "-r ", "--import",
+                                                                             "--loader", "--experimental-loader")):
+                return  # memory and inspection flags, not code
+            self.facts.flag(cat.DYNAMIC_COMMAND)  # code nobody can see runs inside every program
 
     def _check_history_variable(self, name: str, value: Word) -> None:
         text = value.value.strip()

@@ -136,7 +136,8 @@ def _ionice(argv: list[Word]) -> Unwrapped:
 
 def _chroot(argv: list[Word]) -> Unwrapped:
     operands = _after_options(argv, spec("", ["--userspec", "--groups"], stop=True))
-    return Unwrapped(operands[1:])  # operands[0] is the new root
+    # operands[0] is the new root; with no command, chroot runs an interactive $SHELL in it
+    return Unwrapped(operands[1:] if len(operands) > 1 else [literal_word("sh")])
 
 
 def _trace(argv: list[Word]) -> Unwrapped:
