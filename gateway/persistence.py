@@ -18,7 +18,7 @@ _HOME_FILES = frozenset({
     ".gitconfig", ".config/git/config", ".ssh/config", ".ssh/rc", ".vimrc", ".exrc", ".config/nvim/init.vim",
     ".config/nvim/init.lua", ".emacs", ".emacs.d/init.el", ".tmux.conf", ".config/tmux/tmux.conf", ".screenrc",
     ".pythonrc", ".pythonrc.py", ".npmrc", ".yarnrc", ".direnvrc", ".config/direnv/direnvrc", ".xinitrc",
-    ".xprofile", ".xsessionrc", ".xsession", ".inputrc", ".wgetrc", ".curlrc", ".lesskey", ".mailcap",
+    ".xprofile", ".xsessionrc", ".xsession", ".inputrc", ".wgetrc", ".curlrc", ".lesskey", ".mailcap", ".lessfilter",
 })
 _HOME_DIRS = (".config/systemd/user", ".config/autostart", "Library/LaunchAgents", ".config/fish/conf.d",
               ".local/share/systemd/user", ".config/upstart", ".kde/Autostart", ".config/plasma-workspace/env")
