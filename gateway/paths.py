@@ -6,6 +6,7 @@ touch the agent's filesystem, and a symlink it could see might not be what the a
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,8 +57,10 @@ def is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+@functools.lru_cache(maxsize=4096)
 def workspace_root(cwd: str | None, home: str) -> str | None:
-    """The workspace an agent working in ``cwd`` may treat as its own, or None (see _NOT_WORKSPACE_ROOTS)."""
+    """The workspace an agent working in ``cwd`` may treat as its own, or None (see _NOT_WORKSPACE_ROOTS).
+    Cached: every path classification asks, and agents keep working in the same few directories."""
     if not cwd or not cwd.startswith("/"):
         return None
     root = resolve(cwd, None, home)

@@ -176,12 +176,15 @@ _SECRET_VARIABLE = re.compile(
     r"(?:^|_)(?:SECRET|TOKEN|PASSWD|PASSWORD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|AGENT_KEY|ADMIN_KEY"
     r"|CREDENTIALS?|SESSION_KEY|AUTH)(?:_|$)", re.I)
 _VARIABLE_REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
-# Literal values in well-known secret formats.
-_SECRET_VALUE = re.compile(
-    r"AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+# Literal values in well-known secret formats (case-sensitive, as the formats are), and `key=value` pairs
+# whose key names a secret. Each is searched only when a cheap substring test says it could match: these
+# run on every echoed or requested argument, and a long argument must not cost milliseconds.
+_TOKEN_MARKERS = ("AKIA", "ASIA", "gh", "github_pat_", "sk-", "xox", "AIza", "glpat-", "npm_", "PRIVATE KEY")
+_SECRET_TOKEN = re.compile(
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
     r"|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}"
-    r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
-    r"|(?:password|passwd|secret|token|api_?key)=[^&\s]{8,}", re.I)
+    r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|-----BEGIN [A-Z ]*PRIVATE KEY-----")
+_SECRET_PAIR = re.compile(r"(?i:password|passwd|secret|token|api_?key)=[^&\s]{8,}")
 
 
 def is_secret_variable(name: str) -> bool:
@@ -190,5 +193,8 @@ def is_secret_variable(name: str) -> bool:
 
 def mentions_secret(text: str) -> bool:
     """``text`` expands a secret-named variable (``$GITHUB_TOKEN``) or carries a secret-looking value."""
-    return any(is_secret_variable(m.group(1)) for m in _VARIABLE_REFERENCE.finditer(text)) or bool(
-        _SECRET_VALUE.search(text))
+    if "$" in text and any(is_secret_variable(m.group(1)) for m in _VARIABLE_REFERENCE.finditer(text)):
+        return True
+    if any(marker in text for marker in _TOKEN_MARKERS) and _SECRET_TOKEN.search(text):
+        return True
+    return "=" in text and _SECRET_PAIR.search(text) is not None

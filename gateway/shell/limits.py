@@ -24,11 +24,11 @@ MAX_COMMAND_BYTES = 64 * 1024  # a tool call's command line; bigger ones are wri
 MAX_PIPES = 128  # `|` outside quotes and here-documents: pipeline recovery is quadratic
 MAX_ARRAY_OPENS = 64  # `=(`: unclosed array assignments are the parser's worst case
 MAX_SEPARATORS = 256  # `;` `&` and newlines outside quotes and here-documents: one per command
-MAX_SUBSTITUTIONS = 256  # `$(` `<(` `>(` and backquotes: each one is a nested script to walk
+MAX_SUBSTITUTIONS = 128  # `$(` `<(` `>(` and backquotes: each one is a nested script to walk
 MAX_HEREDOCS = 64  # here-documents stripped before counting; more than that and we count everything
 MAX_NODES = 20_000  # syntax nodes the walker visits (nested scripts included)
 MAX_COMMANDS = 512  # simple commands analysed
-MAX_NESTING = 64  # subshells, substitutions, compound commands inside one another
+MAX_NESTING = 48  # subshells, substitutions, compound commands inside one another
 ANALYSIS_TIMEOUT_S = 0.5  # wall time for one analysis in its child process
 ANALYSIS_MEMORY_BYTES = 768 * 1024 * 1024  # address space of an analysis child
 
