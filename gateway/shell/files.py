@@ -66,6 +66,26 @@ _MV_CP = spec("tS", ["--target-directory", "--suffix", "--backup", "--reflink", 
                      "--preserve", "--no-preserve", "--context"])
 
 
+_BIN_DIRS = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/", "/snap/bin/")
+
+
+def remember_copies(call: Call, sources: list[Word], destination: Word | None, into_dir: bool) -> None:
+    """`cp /bin/rm ./x`, `ln -s /bin/rm /tmp/del`, `install /usr/bin/rm ./cleanup`: the new name runs the same
+    program. Remembered so that running it is judged as the original command (a rename is no way around
+    the analysis)."""
+    if destination is None or not destination.exact:
+        return
+    for word in sources:
+        if not word.exact or not word.value.startswith(_BIN_DIRS):
+            continue
+        original = basename(word.value)
+        target = resolve(destination.value, call.scope.cwd, call.facts.home)
+        if into_dir or destination.value.endswith("/"):
+            target = target.rstrip("/") + "/" + original
+        call.scope.renamed[target] = original
+        call.scope.renamed[basename(target)] = original  # reachable by name if its directory is on PATH
+
+
 def _sources_and_destination(call: Call) -> tuple[list[Word], Word | None]:
     options = scan(call.args, _MV_CP)
     target_dir = options.value("-t", "--target-directory")
@@ -92,6 +112,7 @@ def mv(call: Call) -> Flow:
             call.read(word)  # recorded, and a secret moved around is still credential access
         else:
             call.delete(word, False)
+    remember_copies(call, sources, destination, len(sources) > 1)
     return EMPTY
 
 
@@ -112,6 +133,7 @@ def cp(call: Call) -> Flow:
         call.read(word)
     if destination is not None:
         call.write(destination)
+    remember_copies(call, sources, destination, len(sources) > 1)
     return EMPTY
 
 
@@ -131,6 +153,7 @@ def install(call: Call) -> Flow:
         call.read(word)
     if destination is not None:
         call.write(destination)
+    remember_copies(call, sources, destination, target_dir is not None)
     return EMPTY
 
 
@@ -155,6 +178,7 @@ def ln(call: Call) -> Flow:
         call.read(word)
     for word in links:
         call.write(word)
+    remember_copies(call, targets, links[0] if links else None, target_dir is not None)
     return EMPTY
 
 

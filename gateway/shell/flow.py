@@ -59,9 +59,13 @@ class Scope:
     files: dict[str, Flow] = field(default_factory=dict)  # files written earlier by this command line
     # What variables without a static value hold: `X=$(curl …); eval "$X"` still runs a download.
     flows: dict[str, Flow] = field(default_factory=dict)
+    # Programs copied or linked under another name in this command line (`cp /bin/rm ./x`): path (and,
+    # for a bin directory, bare name) → the original command's name, so `./x -rf /` is judged as `rm`.
+    renamed: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> Scope:
-        return Scope(self.cwd, self.cwd_known, dict(self.vars), dict(self.files), dict(self.flows))
+        return Scope(self.cwd, self.cwd_known, dict(self.vars), dict(self.files), dict(self.flows),
+                     dict(self.renamed))
 
     def change_dir(self, path: str | None) -> None:
         """Move to ``path`` (already resolved); None means the new directory is unknowable."""

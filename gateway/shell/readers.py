@@ -279,6 +279,52 @@ def echo(call: Call) -> Flow:
     return Flow(script=value).merge(text.flow)
 
 
+def _tr_set(spec_text: str) -> str | None:
+    """A `tr` set with ranges expanded (`a-z`), or None for classes and escapes we do not model."""
+    if "[" in spec_text or "\\" in spec_text:
+        return None
+    out: list[str] = []
+    i = 0
+    while i < len(spec_text):
+        if i + 2 < len(spec_text) and spec_text[i + 1] == "-":
+            lo, hi = ord(spec_text[i]), ord(spec_text[i + 2])
+            if hi < lo or hi - lo > 256:
+                return None
+            out.extend(chr(c) for c in range(lo, hi + 1))
+            i += 3
+        else:
+            out.append(spec_text[i])
+            i += 1
+    return "".join(out)
+
+
+def tr(call: Call) -> Flow:
+    """`tr SET1 SET2`: a decoder (rot13 and friends). Its output executed is a decoded payload; when the
+    input and the sets are visible, the decoded text is what gets analysed."""
+    operands = [w for w in call.args if not w.value.startswith("-")]
+    flags = "".join(w.value[1:] for w in call.args if w.value.startswith("-") and not w.value.startswith("--"))
+    stdin = call.stdin
+    script: str | None = None
+    if stdin.script is not None and len(operands) == 2 and not flags:
+        source, target = _tr_set(operands[0].value), _tr_set(operands[1].value)
+        if source and target:
+            target = target + target[-1] * max(0, len(source) - len(target))
+            script = stdin.script.translate(str.maketrans(source, target[:len(source)]))
+    elif stdin.script is not None and len(operands) == 1 and flags == "d":
+        removed = _tr_set(operands[0].value)
+        if removed:
+            script = stdin.script.translate({ord(c): None for c in removed})
+    return Flow(payload=True, local_data=stdin.local_data, script=script, secrets=stdin.secrets)
+
+
+def rev(call: Call) -> Flow:
+    """`rev`: reverses each line — a decoder like `tr`."""
+    content = _read_files(call, [w for w in call.args if not w.value.startswith("-")])
+    flow = content if content is not None else call.stdin
+    script = "\n".join(line[::-1] for line in flow.script.splitlines()) if flow.script is not None else None
+    return Flow(payload=True, local_data=flow.local_data, script=script, secrets=flow.secrets)
+
+
 def printf(call: Call) -> Flow:
     args = list(call.args)
     if len(args) >= 2 and args[0].value == "-v":
@@ -291,9 +337,14 @@ def printf(call: Call) -> Flow:
     merged = join_words(args)
     if mentions_secret(merged.value):
         call.flag(cat.CREDENTIAL_ACCESS)
+    if "%b" in fmt.value:
+        # `%b` decodes escapes in its argument (`\x72\x6d` is `rm`): a decoder, and we decode it too.
+        decoded = "\n".join(decode_ansi_c(w.value) for w in values)
+        return Flow(payload=True, script=decoded).merge(merged.flow)
     # With a format, close enough for `printf '%s\n' "cmd"`: the values are what gets printed.
+    escaped = "\\x" in fmt.value or "\\0" in fmt.value or bool(re.search(r"\\[0-7]{3}", fmt.value))
     script = "\n".join(w.value for w in values) if "%" in fmt.value else decode_ansi_c(fmt.value)
-    return Flow(script=script).merge(merged.flow)
+    return Flow(payload=escaped, script=script).merge(merged.flow)
 
 
 _READ = spec("adinNptu")

@@ -107,11 +107,15 @@ class Walker:
         if not head.exact and head.value not in ("[", "[["):
             return self._dynamic_command(argv, scope, depth)
         name = basename(head.value)
-        facts.executable(name)
         if "/" in head.value:
             path = facts.inspect(head, scope)
             if path is not None and path in scope.files:
                 self._execute(scope.files[path], scope, depth)
+            if path is not None and path in scope.renamed:
+                name = scope.renamed[path]  # `cp /bin/rm ./x; ./x -rf /`: judged as rm
+        elif name in scope.renamed:
+            name = scope.renamed[name]
+        facts.executable(name)
         handler = handler_for(name)
         return handler(Call(name, argv[1:], scope, stdin, depth, facts, self))
 
