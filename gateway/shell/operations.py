@@ -166,12 +166,6 @@ def _mongo(call: Call) -> str | None:
     return None
 
 
-def _redis_flush(call: Call) -> None:
-    if any(w.value.upper() in ("FLUSHALL", "FLUSHDB") for w in call.args) or (
-            call.stdin.script is not None and re.search(r"\bFLUSH(ALL|DB)\b", call.stdin.script, re.I)):
-        call.flag(cat.DATABASE_DESTROY)
-
-
 def _framework_db(call: Call) -> str | None:
     """rails/rake db:drop|db:reset, prisma migrate reset, django flush."""
     w = words(call)
