@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gateway import paths as P
+from gateway.credentials import is_agent_config, is_secret_path, mentions_secret
 from gateway.persistence import is_persistence_path
-from gateway.secrets import is_agent_config, is_secret_path, mentions_secret
 from gateway.shell import analyze
 from hook import contract as c
 

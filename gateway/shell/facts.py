@@ -7,9 +7,9 @@ the same whether it comes from `>`, `tee`, `cp` or `dd of=`.
 
 from __future__ import annotations
 
+from gateway.credentials import is_agent_config, is_secret_path
 from gateway.paths import PathFact, fact
 from gateway.persistence import is_persistence_path
-from gateway.secrets import is_agent_config, is_secret_path
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.flow import Scope

@@ -10,7 +10,7 @@ import posixpath
 import re
 from urllib.parse import urlsplit
 
-from gateway.secrets import mentions_secret
+from gateway.credentials import mentions_secret
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.facts import NETWORK_STREAM

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from gateway.secrets import is_secret_variable, mentions_secret
+from gateway.credentials import is_secret_variable, mentions_secret
 from gateway.shell import categories as cat
 from gateway.shell.expansions import decode_ansi_c
 from gateway.shell.flow import EMPTY, ENVIRONMENT, LOCAL_DATA, OPAQUE, Flow

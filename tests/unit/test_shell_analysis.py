@@ -11,8 +11,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gateway.credentials import is_secret_path
 from gateway.paths import fact
-from gateway.secrets import is_secret_path
 from gateway.shell import ALL_CATEGORIES, ShellAnalysis, analyze
 
 CWD = "/work/proj"

@@ -1,8 +1,10 @@
-"""Which paths hold secrets (SPEC §3, block-credential-access).
+"""Credentials: which paths hold secrets (SPEC §3, block-credential-access), and which variable names
+and values look like one.
 
 A path is secret when reading it can leak a credential, or writing it can plant persistence (shell
 start-up files, ``authorized_keys``). The check is purely lexical on an already-resolved absolute path:
-the gateway never looks at the agent's filesystem.
+the gateway never looks at the agent's filesystem. (Named ``credentials``, not ``secrets``, so as not to
+shadow the standard library's ``secrets`` module.)
 """
 
 from __future__ import annotations
