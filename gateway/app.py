@@ -117,7 +117,9 @@ def create_app(
     default_agent_key, _ = ensure_default_agent_key(settings.state_dir)
     policy = Policy(backend, settings.rules_dir, settings.state_dir)
     metrics = Metrics()
-    secret_paths = tuple(str(p.resolve()) for p in (settings.state_dir,))
+    # What agents may not touch: the state directory (key files) and the store itself, whose address the
+    # shell analysis recognises in raw connections (`nc 127.0.0.1 6379`, `/dev/tcp/…`, `curl gopher://…`).
+    secret_paths = (str(settings.state_dir.resolve()), *store_endpoints(settings.redis_url))
     if analyzer is None and settings.isolate_analysis:
         analyzer = shared_analyzer()
     if analyzer is not None:
@@ -203,6 +205,18 @@ async def _version_checks(policy: Policy) -> None:
         await asyncio.sleep(VERSION_CHECK_S)
         with contextlib.suppress(Exception):
             await policy.check_global_version()
+
+
+def store_endpoints(redis_url: str | None) -> tuple[str, ...]:
+    """`tcp:HOST:PORT` for a TCP Redis, the socket's path for a unix-socket one (as protected items)."""
+    if not redis_url:
+        return ()
+    import redis as redis_lib
+
+    kwargs = redis_lib.ConnectionPool.from_url(redis_url).connection_kwargs
+    if "path" in kwargs:
+        return (str(kwargs["path"]),)
+    return (f"tcp:{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}",)
 
 
 def app_from_env() -> Any:

@@ -41,12 +41,14 @@ class Facts:
 
     __slots__ = ("_commands", "_executables", "_facts", "_hosts", "_paths", "_secrets", "budget", "categories",
                  "commands_left", "home", "limit", "loop_budget", "nesting", "nodes_left", "parsed", "roles",
-                 "secret_extra", "workspace")
+                 "secret_extra", "store_endpoints", "workspace")
 
     def __init__(self, workspace: str | None, home: str, secret_extra: tuple[str, ...]) -> None:
         self.workspace = workspace
         self.home = home
         self.secret_extra = secret_extra
+        # `tcp:HOST:PORT` entries among the gateway's protected items: its own store (gateway.app).
+        self.store_endpoints = tuple(_endpoint(e[4:]) for e in secret_extra if e.startswith("tcp:"))
         self.parsed = True
         self.budget = _SCRIPT_BUDGET
         self.loop_budget = _LOOP_BUDGET
@@ -84,6 +86,15 @@ class Facts:
             self._hosts[host] = None
         return host
 
+    def connects(self, host: str | None, port: str | None) -> None:
+        """A raw connection to ``host:port``: the gateway's own store is out of bounds (`gateway_state`)."""
+        if not port or not self.store_endpoints:
+            return
+        for store_host, store_port in self.store_endpoints:
+            if port == store_port and (host is None or host == store_host or (
+                    hostnames.is_local(host) and hostnames.is_local(store_host))):
+                self.flag(cat.GATEWAY_STATE)
+
     def unparseable(self, limit: str | None = None) -> None:
         """The command cannot be vouched for; ``limit`` names the analysis limit that was hit, if any."""
         self.parsed = False
@@ -117,7 +128,8 @@ class Facts:
         self._paths[pf] = None
         if is_network_pseudo_path(pf.path):
             self.flag(cat.REVERSE_SHELL)
-            self.host(hostnames.dev_net_host(pf.path))
+            host = self.host(hostnames.dev_net_host(pf.path))
+            self.connects(host, pf.path.rstrip("/").rsplit("/", 1)[-1])
         return pf
 
     def _locate(self, word: Word, scope: Scope) -> str | None:
@@ -183,3 +195,8 @@ class Facts:
                 self.flag(cat.DISK_WRITE)
         if is_destructive(target, self.workspace, self.home, recursive):
             self.flag(cat.DESTRUCTIVE_DELETE)
+
+
+def _endpoint(text: str) -> tuple[str, str]:
+    host, _, port = text.rpartition(":")
+    return (hostnames.normalize(host) or host), port

@@ -71,6 +71,10 @@ def curl(call: Call) -> Flow:
     for url in urls:
         if url.value.lower().startswith("file://"):  # curl file:///etc/shadow reads a local file
             call.read(Word(url.value[len("file://"):] or "/"))
+        # gopher://, dict://, telnet:// (or plain http) to the store's port speak to Redis directly.
+        parsed = re.match(r"^(?:[a-z]+://)?(?:[^@/]*@)?(\[[^\]]+\]|[^:/]+):(\d+)", url.value, re.I)
+        if parsed:
+            call.facts.connects(hostnames.normalize(parsed.group(1)), parsed.group(2))
     hosts = [call.host(hostnames.bare_url_host(w.value)) for w in urls if w.value]
     uploads: list[Word] = []
     sends_stdin = False
@@ -197,6 +201,7 @@ def netcat(call: Call) -> Flow:
     host: str | None = None
     if not listening and options.operands:
         host = call.host(hostnames.user_host(options.operands[0].value))
+        call.facts.connects(host, options.operands[1].value if len(options.operands) > 1 else None)
     if _sends_local_data(call) and (listening or _remote([host])):
         call.flag(cat.EXFILTRATION)
     return PAYLOAD
@@ -206,6 +211,7 @@ def telnet(call: Call) -> Flow:
     operands = scan(call.args, spec("lnbeS")).operands
     call.role(NETWORK_STREAM)
     host = call.host(hostnames.user_host(operands[0].value)) if operands else None
+    call.facts.connects(host, operands[1].value if len(operands) > 1 else "23")
     if _sends_local_data(call) and _remote([host]):
         call.flag(cat.EXFILTRATION)
     return PAYLOAD
@@ -228,6 +234,8 @@ def socat(call: Call) -> Flow:
             host_part = spec_text.rsplit(":", 1)[0] if spec_text.count(":") >= 1 else spec_text
             if host_part and not host_part.isdigit():
                 hosts.append(call.host(host_part.split(",", 1)[0]))
+                port = spec_text.rsplit(":", 1)[1].split(",", 1)[0] if ":" in spec_text else None
+                call.facts.connects(hosts[-1], port)
         elif kind in ("file", "open", "gopen", "create") and rest:
             path = text.split(":", 1)[1].split(",", 1)[0]
             call.read(Word(path))

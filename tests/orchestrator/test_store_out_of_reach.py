@@ -29,6 +29,7 @@ def test_agents_cannot_see_or_reach_the_store(tmp_path: Path, redis_server: str)
         task("look", "python3 show_env.py > agent-env.txt"),
         task("reach", f"redis-cli -p {port} -a {password} SET pwned 1"),
         task("reach-hidden", f"REDISCLI_AUTH=$(cat ~/.pw) valkey-cli -p {port} SET pwned 1"),
+        task("reach-raw", f"printf 'AUTH x\\r\\nSET pwned 1\\r\\n' > /dev/tcp/127.0.0.1/{port}"),
     ]))
     gw_state = tmp_path / "gw-state"
     # The user's shell holds the store's URL (the gateway needs it); the orchestrator must not pass it on.
@@ -38,7 +39,8 @@ def test_agents_cannot_see_or_reach_the_store(tmp_path: Path, redis_server: str)
                 env={**user_env, "ACTEON_URL": url})
         audit = cli("audit", "--run", "store-run", "--json", env={**user_env, "ACTEON_URL": url})
     report = json.loads(r.stdout)
-    assert report["tasks"] == {"look": "done", "reach": "failed", "reach-hidden": "failed"}, r.stderr
+    assert report["tasks"] == {"look": "done", "reach": "failed", "reach-hidden": "failed",
+                               "reach-raw": "failed"}, r.stderr
 
     seen = (ws / "agent-env.txt").read_text()
     for secret in (redis_server, password, ADMIN, str(gw_state), "ACTEON_REDIS_URL", "ACTEON_ADMIN_KEY",
@@ -49,4 +51,4 @@ def test_agents_cannot_see_or_reach_the_store(tmp_path: Path, redis_server: str)
     assert store.get("pwned") is None
     assert audit.returncode == 0, audit.stderr
     records = [e for e in json.loads(audit.stdout) if e.get("rule") == "block-gateway-state"]
-    assert len(records) == 2 and {e["outcome"] for e in records} == {"suppressed"}
+    assert len(records) == 3 and {e["outcome"] for e in records} == {"suppressed"}
