@@ -51,8 +51,8 @@ _SECRET_SEGMENTS = tuple(
     )
 )
 
-# Shell start-up files: writing them is persistence, and people keep API keys in them.
-_STARTUP_FILES = frozenset(
+# Shell start-up files: writing them is persistence (gateway.persistence), and people keep API keys in them.
+STARTUP_FILES = frozenset(
     {
         ".bashrc",
         ".bash_profile",
@@ -67,7 +67,7 @@ _STARTUP_FILES = frozenset(
     }
 )
 # Package-registry tokens; a project-level `.npmrc` is usually plain registry config, so home only.
-_HOME_ONLY_NAMES = _STARTUP_FILES | {".npmrc", ".pypirc"}
+_HOME_ONLY_NAMES = STARTUP_FILES | {".npmrc", ".pypirc"}
 
 _SYSTEM_SECRETS = frozenset(
     {

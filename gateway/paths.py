@@ -64,12 +64,14 @@ def workspace_root(cwd: str | None, home: str) -> str | None:
     if not cwd or not cwd.startswith("/"):
         return None
     root = resolve(cwd, None, home)
-    if root == "/" or (home and home != "/" and is_within(home, root)):
+    if root == "/" or (home and home != "/" and is_within(home, root)) or _touches_system_dirs(root):
         return None
-    for protected in _NOT_WORKSPACE_ROOTS:
-        if is_within(root, protected) or is_within(protected, root):
-            return None
     return root
+
+
+def _touches_system_dirs(path: str) -> bool:
+    """``path`` lies in one of the system's own directories, or contains one (`/usr` contains `/usr/bin`)."""
+    return any(is_within(path, p) or is_within(p, path) for p in _NOT_WORKSPACE_ROOTS)
 
 
 def agent_home(value: str | None) -> str | None:
@@ -78,7 +80,7 @@ def agent_home(value: str | None) -> str | None:
     if not value or not value.startswith("/") or "\x00" in value:
         return None
     home = resolve(value, None, "/")
-    if home == "/" or any(is_within(home, p) or is_within(p, home) for p in _NOT_WORKSPACE_ROOTS):
+    if home == "/" or _touches_system_dirs(home):
         return None
     return home
 

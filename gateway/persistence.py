@@ -10,10 +10,11 @@ from __future__ import annotations
 import posixpath
 import re
 
-_HOME_FILES = frozenset({
-    # shells
-    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv",
-    ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish",
+from gateway.credentials import STARTUP_FILES
+
+_HOME_FILES = STARTUP_FILES | frozenset({
+    # other shells
+    ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish",
     # tools that run commands from their configuration
     ".gitconfig", ".config/git/config", ".ssh/config", ".ssh/rc", ".vimrc", ".exrc", ".config/nvim/init.vim",
     ".config/nvim/init.lua", ".emacs", ".emacs.d/init.el", ".tmux.conf", ".config/tmux/tmux.conf", ".screenrc",

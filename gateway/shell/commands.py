@@ -8,7 +8,7 @@ from collections.abc import Callable
 from gateway.shell import files, interpreters, network, operations, packages, permissions, readers, system, vcs
 from gateway.shell.find import find
 from gateway.shell.flow import Flow
-from gateway.shell.generic import default_handler, no_effect
+from gateway.shell.generic import BASH_LIKE_SHELLS, default_handler, no_effect
 from gateway.shell.invocation import Call
 
 Handler = Callable[[Call], Flow]
@@ -98,8 +98,7 @@ HANDLERS: dict[str, Handler] = {
     **dict.fromkeys(["sftp", "ftp", "tftp", "ping", "ping6", "dig", "nslookup", "host", "traceroute",
                      "mosh"], network.host_only),
     # nested code
-    **dict.fromkeys(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "tcsh",
-                     "csh", "elvish", "xonsh"], interpreters.shell),
+    **dict.fromkeys(BASH_LIKE_SHELLS, interpreters.shell),
     "eval": interpreters.eval_,
     "source": interpreters.source,
     ".": interpreters.source,

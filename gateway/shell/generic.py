@@ -61,15 +61,17 @@ def note_arguments(call: Call, args: list[Word]) -> None:
                     call.read(Word(match.group(1)))
 
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "tcsh", "csh",
-                    "elvish", "xonsh", "nu", "pwsh", "busybox"})
+# Shells whose scripts are (close enough to) bash: `interpreters.shell` analyses what they run.
+BASH_LIKE_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "tcsh",
+                              "csh", "elvish", "xonsh"})
+SHELLS = BASH_LIKE_SHELLS | {"nu", "pwsh", "busybox"}
 # A shell's path inside a larger argument: `spawn /bin/sh;interact`, `ProxyCommand /bin/sh -i`, `/bin/sh,-s`.
 _SHELL_INSIDE = re.compile(
     r"(?:^|[\s;'\"=(,|&!:])/(?:usr/)?(?:local/)?bin/(?:ba|da|z|k|mk|c|tc|fi|a|y)?sh(?:$|[\s;'\"),|&])")
 
 
 def is_shell(value: str) -> bool:
-    """`/bin/sh`, `/usr/bin/env`-free absolute shells and bare shell names."""
+    """A shell given by absolute path (`/bin/sh`) or bare name (`bash`)."""
     return value.rsplit("/", 1)[-1] in SHELLS and (value.startswith("/") or "/" not in value)
 
 
@@ -77,15 +79,14 @@ def default_handler(call: Call) -> Flow:
     args = call.args
     for i, word in enumerate(args):
         value = word.value
-        if i > 0 or value.startswith("/"):  # a bare first operand may be a subcommand (`pkg sh …`)
-            shell_at = value if word.exact and is_shell(value) and (value.startswith("/") or i > 0) else None
-            if shell_at is not None:
-                note_arguments(call, args[:i])
-                if i + 2 < len(args) and args[i + 1].value == "-c":
-                    return call.invoke(args[i:i + 3])  # `… /bin/sh -c 'cmd'`: the command is known
-                # The words after it may be the program's own: the shell's input is unknowable.
-                call.flag(cat.DYNAMIC_COMMAND)
-                return OPAQUE
+        # A bare first operand may be a subcommand (`pkg sh …`); a path or a later operand is a shell.
+        if (i > 0 or value.startswith("/")) and word.exact and is_shell(value):
+            note_arguments(call, args[:i])
+            if i + 2 < len(args) and args[i + 1].value == "-c":
+                return call.invoke(args[i:i + 3])  # `… /bin/sh -c 'cmd'`: the command is known
+            # The words after it may be the program's own: the shell's input is unknowable.
+            call.flag(cat.DYNAMIC_COMMAND)
+            return OPAQUE
         if value.startswith("-") and "=" in value and is_shell(value.split("=", 1)[1]):
             call.flag(cat.DYNAMIC_COMMAND)  # --on-download-complete=/bin/sh: run by the program, unknowable
         elif _SHELL_INSIDE.search(value) and not is_shell(value):

@@ -283,8 +283,8 @@ def ssh(call: Call) -> Flow:
         call.inspect(word)  # ssh authenticates with the key; it does not disclose it
     for word in options.values("-o"):
         # `-o ProxyCommand=cmd` or `-o 'ProxyCommand cmd'` (ssh_config syntax allows either)
-        key, value = re.split(r"[=\s]", word.value.strip(), maxsplit=1) if re.search(r"[=\s]", word.value) else (
-            word.value, "")
+        key, *rest = re.split(r"[=\s]", word.value.strip(), maxsplit=1)
+        value = rest[0] if rest else ""
         if key.strip().lower() in ("proxycommand", "localcommand", "knownhostscommand") and value.strip():
             call.run_script(value)  # runs locally
     if not options.operands:

@@ -44,18 +44,6 @@ def flags(call: Call) -> set[str]:
     return {w.value.split("=", 1)[0] for w in call.args if w.value.startswith("-")}
 
 
-def _handler(judge: Callable[[Call], str | None]) -> Handler:
-    def handle(call: Call) -> Flow:
-        category = judge(call)
-        if category is not None:
-            call.flag(category)
-        # The rest as for any program: path arguments, URL hosts, and a shell handed over
-        # (`docker run -it alpine /bin/sh`, `kubectl exec -it pod -- bash`).
-        return default_handler(call)
-
-    return handle
-
-
 # -- infrastructure ------------------------------------------------------------------------------------
 
 def _terraform(call: Call) -> str | None:
@@ -86,13 +74,13 @@ def _helm(call: Call) -> str | None:
 
 
 def _container(call: Call) -> str | None:
-    w, f = words(call), flags(call)
+    w = words(call)
     if w[:2] in (["system", "prune"], ["volume", "prune"], ["volume", "rm"], ["container", "prune"],
                  ["image", "prune"], ["network", "prune"]):
         return cat.INFRA_DESTROY
-    if w[:1] == ["compose"] and "down" in w and f & {"-v", "--volumes", "--rmi"}:
-        return cat.INFRA_DESTROY
-    if w[:1] in (["push"],) or w[:2] in (["image", "push"], ["manifest", "push"]):
+    if w[:1] == ["compose"]:
+        return _compose(call)
+    if w[:1] == ["push"] or w[:2] in (["image", "push"], ["manifest", "push"]):
         return cat.PUBLISH
     return None
 
@@ -187,7 +175,8 @@ def _package_manager(call: Call) -> str | None:
 
 def _first_word_publishes(*subcommands: str) -> Callable[[Call], str | None]:
     def judge(call: Call) -> str | None:
-        return cat.PUBLISH if words(call)[:1] and words(call)[0] in subcommands else None
+        w = words(call)
+        return cat.PUBLISH if w and w[0] in subcommands else None
 
     return judge
 
@@ -285,7 +274,7 @@ def _runner(call: Call) -> str | None:
 
 
 def with_judges(handler: Handler, *judges: Callable[[Call], str | None]) -> Handler:
-    """``handler`` (e.g. a package manager's install check) plus the given judges."""
+    """``handler`` (a package manager's install check, or the generic handler) plus the given judges."""
     def handle(call: Call) -> Flow:
         for judge in judges:
             category = judge(call)
@@ -294,35 +283,6 @@ def with_judges(handler: Handler, *judges: Callable[[Call], str | None]) -> Hand
         return handler(call)
 
     return handle
-
-
-INFRA: dict[str, Handler] = {
-    **dict.fromkeys(["terraform", "tofu", "terragrunt"], _handler(_terraform)),
-    **dict.fromkeys(["kubectl", "oc", "k"], _handler(_kubectl)),
-    "helm": _handler(_helm),
-    **dict.fromkeys(["docker", "podman", "nerdctl"], _handler(_container)),
-    "docker-compose": _handler(_compose),
-    **dict.fromkeys(["aws", "gcloud", "az"], _handler(_credential_cli)),
-    **dict.fromkeys(["gsutil", "doctl", "linode-cli", "hcloud", "oci", "ibmcloud", "heroku"], _handler(_cloud_delete)),
-    **dict.fromkeys(["pulumi", "cdk", "sls", "serverless", "fly", "flyctl", "eksctl", "vercel", "netlify", "sam"],
-                    _handler(_destroy_word)),
-    **dict.fromkeys(["psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client", "sqlcmd", "cockroach"],
-                    _handler(_sql_client)),
-    **dict.fromkeys(["mongosh", "mongo"], _handler(_mongo)),
-    **dict.fromkeys(["dropdb"], _handler(lambda call: cat.DATABASE_DESTROY)),
-    "mysqladmin": _handler(lambda call: cat.DATABASE_DESTROY if "drop" in words(call) else None),
-    **dict.fromkeys(["rails", "rake", "prisma"], _handler(_framework_db)),
-    "twine": _handler(_first_word_publishes("upload")),
-    **dict.fromkeys(["flit", "hatch"], _handler(_first_word_publishes("publish"))),
-    "vsce": _handler(_first_word_publishes("publish")),
-    "gh": _handler(_gh),
-    **dict.fromkeys(["kill"], _handler(_kill)),
-    **dict.fromkeys(["pkill", "killall", "killall5", "skill", "slay"], _handler(_pkill)),
-    **dict.fromkeys(["op", "vault", "pass", "secret-tool", "security", "bw", "lpass", "gopass", "keyring",
-                     "docker-credential-desktop", "docker-credential-pass", "docker-credential-secretservice",
-                     "docker-credential-osxkeychain"], _handler(_credential_cli)),
-    **dict.fromkeys(["npx", "bunx", "uvx", "pnpx"], lambda call: _run_package(call)),
-}
 
 
 def _run_package(call: Call) -> Flow:
@@ -339,6 +299,42 @@ def _run_package(call: Call) -> Flow:
         call.invoke([Word(args[i].value.split("@", 1)[0] if not args[i].value.startswith("@") else
                           args[i].value), *args[i + 1:]])
     return OPAQUE
+
+
+def _handler(judge: Callable[[Call], str | None]) -> Handler:
+    """The judge, then the rest as for any program: path arguments, URL hosts, and a shell handed over
+    (`docker run -it alpine /bin/sh`, `kubectl exec -it pod -- bash`)."""
+    return with_judges(default_handler, judge)
+
+
+INFRA: dict[str, Handler] = {
+    **dict.fromkeys(["terraform", "tofu", "terragrunt"], _handler(_terraform)),
+    **dict.fromkeys(["kubectl", "oc", "k"], _handler(_kubectl)),
+    "helm": _handler(_helm),
+    **dict.fromkeys(["docker", "podman", "nerdctl"], _handler(_container)),
+    "docker-compose": _handler(_compose),
+    **dict.fromkeys(["aws", "gcloud", "az"], _handler(_credential_cli)),
+    **dict.fromkeys(["gsutil", "doctl", "linode-cli", "hcloud", "oci", "ibmcloud", "heroku"], _handler(_cloud_delete)),
+    **dict.fromkeys(["pulumi", "cdk", "sls", "serverless", "fly", "flyctl", "eksctl", "vercel", "netlify", "sam"],
+                    _handler(_destroy_word)),
+    **dict.fromkeys(["psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client", "sqlcmd", "cockroach"],
+                    _handler(_sql_client)),
+    **dict.fromkeys(["mongosh", "mongo"], _handler(_mongo)),
+    "dropdb": _handler(lambda call: cat.DATABASE_DESTROY),
+    "mysqladmin": _handler(lambda call: cat.DATABASE_DESTROY if "drop" in words(call) else None),
+    **dict.fromkeys(["rails", "rake", "prisma"], _handler(_framework_db)),
+    "twine": _handler(_first_word_publishes("upload")),
+    **dict.fromkeys(["flit", "hatch"], _handler(_first_word_publishes("publish"))),
+    "vsce": _handler(_first_word_publishes("publish")),
+    "gh": _handler(_gh),
+    "kill": _handler(_kill),
+    **dict.fromkeys(["pkill", "killall", "killall5", "skill", "slay"], _handler(_pkill)),
+    **dict.fromkeys(["op", "vault", "pass", "secret-tool", "security", "bw", "lpass", "gopass", "keyring",
+                     "docker-credential-desktop", "docker-credential-pass", "docker-credential-secretservice",
+                     "docker-credential-osxkeychain"], _handler(_credential_cli)),
+    **dict.fromkeys(["npx", "bunx", "uvx", "pnpx"], _run_package),
+}
+
 
 # Package managers that already have install handlers (packages.py) also run and publish packages.
 RUNNER_AND_PUBLISH = (_runner, _package_manager)

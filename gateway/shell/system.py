@@ -117,7 +117,6 @@ def crontab(call: Call) -> Flow:
         content = call.stdin
         for word in options.operands:
             if word.value != "-":
-                call.read(word)
                 content = call.scope.files.get(call.read(word) or "", content)
         call.flag(cat.SYSTEM_WRITE)
         call.flag(cat.PERSISTENCE)
@@ -199,7 +198,7 @@ def make(call: Call) -> Flow:
             if path is not None and path in call.scope.files:
                 sources.append(call.scope.files[path])
     for word in options.values("--eval"):
-        sources.append(type(call.stdin)(script=word.value))
+        sources.append(Flow(script=word.value))
     for flow in sources:
         if flow.script is not None:
             for line in flow.script.splitlines():

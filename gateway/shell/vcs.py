@@ -80,9 +80,10 @@ def git(call: Call) -> Flow:
 
 _CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin",
                            "--name-only", "get", "list"})
-_HOOKISH = re.compile(r"^(?:core\.(?:hookspath|fsmonitor|sshcommand|pager|editor|askpass)|sequence\.editor"
-                      r"|diff\.external|gpg\.program|credential\.helper|pager\..+|filter\..+\.(?:clean|smudge|process)"
-                      r"|include\.path|includeif\..+\.path|core\.gitproxy|uploadpack\.packobjectshook)$")
+# Beyond _COMMAND_SETTINGS: keys whose value git runs only in some commands, or that point git at
+# hooks or more configuration.
+_RUNS_LATER = re.compile(r"^(?:core\.hookspath|pager\..+|filter\..+\.(?:clean|smudge|process)|include\.path"
+                         r"|includeif\..+\.path|core\.gitproxy|uploadpack\.packobjectshook)$")
 
 
 def _sets_a_command(rest: list[Word]) -> bool:
@@ -96,7 +97,8 @@ def _sets_a_command(rest: list[Word]) -> bool:
         return False
     key = operands[0].lower()
     value = operands[1] if len(operands) > 1 else ""
-    return bool(_HOOKISH.match(key)) or (key.startswith("alias.") and value.lstrip().startswith("!"))
+    return (key in _COMMAND_SETTINGS or bool(_RUNS_LATER.match(key))
+            or (key.startswith("alias.") and value.lstrip().startswith("!")))
 
 
 def _aimed_at(call: Call, path: str | None) -> None:
