@@ -32,7 +32,7 @@ from gateway.policy import Policy
 from gateway.state import GatewayState
 from gateway.store import runs as run_store
 from gateway.store.backend import Backend, Clock, connect
-from gateway.store.guard import refuse_open_store
+from gateway.store.guard import refuse_open_store, store_endpoints
 from hook import contract as c
 
 log = logging.getLogger("acteon.gateway")
@@ -205,18 +205,6 @@ async def _version_checks(policy: Policy) -> None:
         await asyncio.sleep(VERSION_CHECK_S)
         with contextlib.suppress(Exception):
             await policy.check_global_version()
-
-
-def store_endpoints(redis_url: str | None) -> tuple[str, ...]:
-    """`tcp:HOST:PORT` for a TCP Redis, the socket's path for a unix-socket one (as protected items)."""
-    if not redis_url:
-        return ()
-    import redis as redis_lib
-
-    kwargs = redis_lib.ConnectionPool.from_url(redis_url).connection_kwargs
-    if "path" in kwargs:
-        return (str(kwargs["path"]),)
-    return (f"tcp:{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}",)
 
 
 def app_from_env() -> Any:

@@ -64,20 +64,13 @@ def _gate(args: list[str]) -> int:
     except InputTimeout:
         from hook import dialects
 
-        reason = f"acteon-swarm: the hook input did not arrive within {budget:g} s; call blocked (fail closed)"
+        problem = f"acteon-swarm: the hook input did not arrive within {budget:g} s; call blocked (fail closed)"
         dialect = dialects.detect(None, flag)
-        if dialect is None:
-            sys.stderr.write(reason + "\n")
-            return EXIT_DENY
-        from hook import wire
-
-        sys.stdout.write(wire.dumps(dialects.deny(dialect, reason)) + "\n")
-        sys.stdout.flush()
-        sys.stderr.write(reason + "\n")
-        return EXIT_DENY
-    left = budget - (time.monotonic() - started)
-    answer, _dialect, problem = gate.run(raw, flag, gate.environ(), url=opts.get("url"),
-                                         key_file=opts.get("key-file"), budget_s=left)
+        answer = dialects.deny(dialect, problem) if dialect is not None else None
+    else:
+        left = budget - (time.monotonic() - started)
+        answer, _dialect, problem = gate.run(raw, flag, gate.environ(), url=opts.get("url"),
+                                             key_file=opts.get("key-file"), budget_s=left)
     if answer is None:
         sys.stderr.write(problem + "\n")
         return EXIT_DENY

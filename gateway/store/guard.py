@@ -17,21 +17,37 @@ class OpenStore(Exception):
     """The configured Redis accepts commands without authentication."""
 
 
-def where(url: str) -> str:
+def _address(url: str) -> tuple[str | None, str]:
+    """(unix socket path, None-or-"") or (None, "host:port") of the Redis at ``url``."""
     kwargs = redis.ConnectionPool.from_url(url).connection_kwargs
     if "path" in kwargs:
-        return f"unix:{kwargs['path']}"
-    return f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}"
+        return str(kwargs["path"]), ""
+    return None, f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}"
+
+
+def where(url: str) -> str:
+    path, host_port = _address(url)
+    return f"unix:{path}" if path is not None else host_port
+
+
+def store_endpoints(redis_url: str | None) -> tuple[str, ...]:
+    """What the shell analysis must keep agents away from: `tcp:HOST:PORT` of a TCP Redis (raw connections
+    to it are `gateway_state`), or a unix socket's path (a secret path)."""
+    if not redis_url:
+        return ()
+    path, host_port = _address(redis_url)
+    return (path,) if path is not None else (f"tcp:{host_port}",)
 
 
 def check_requires_auth(url: str, *, timeout_s: float = 2.0) -> bool | None:
     """True when Redis at ``url`` refuses unauthenticated commands, False when it accepts them, None when
     it cannot be reached (the gateway starts and answers 503 until it can; checked again then)."""
-    kwargs = dict(redis.ConnectionPool.from_url(url).connection_kwargs)
+    configured = redis.ConnectionPool.from_url(url)
+    kwargs = dict(configured.connection_kwargs)
     kwargs.pop("username", None)
     kwargs.pop("password", None)
     kwargs.update(socket_connect_timeout=timeout_s, socket_timeout=timeout_s)
-    pool = redis.ConnectionPool(connection_class=redis.ConnectionPool.from_url(url).connection_class, **kwargs)
+    pool = redis.ConnectionPool(connection_class=configured.connection_class, **kwargs)
     client = redis.Redis(connection_pool=pool)
     try:
         client.ping()

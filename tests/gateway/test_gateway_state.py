@@ -56,7 +56,7 @@ def test_other_ports_and_hosts_are_not_the_store(command: str) -> None:
 
 
 def test_the_gateway_protects_its_configured_store() -> None:
-    from gateway.app import store_endpoints
+    from gateway.store.guard import store_endpoints
 
     assert store_endpoints("redis://:pw@10.1.2.3:6390/0") == ("tcp:10.1.2.3:6390",)
     assert store_endpoints("unix:///run/redis/redis.sock?db=0") == ("/run/redis/redis.sock",)
