@@ -85,9 +85,15 @@ class _Reader:
                 for a in node.names:
                     if a.name != "*":
                         self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-        for node in nodes:  # names bound once to a foldable value: `p = '/etc'; shutil.rmtree(p)`
+        for node in nodes:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 name = node.targets[0].id
+                if isinstance(node.value, (ast.Name, ast.Attribute)):
+                    # `f = os.unlink; f(p)`: a function (or module) under another name, resolved like an import
+                    target = self.qualified(node.value)
+                    if target is not None and target != name:
+                        self.aliases[name] = target
+                # names bound once to a foldable value: `p = '/etc'; shutil.rmtree(p)`
                 value = self.fold(node.value)
                 self.constants[name] = value if name not in self.constants else None
         for node in nodes:
