@@ -38,6 +38,9 @@ DANGEROUS = [
      "destructive_delete"),
     ("node -e \"require('child_process').execSync('rm -rf /etc')\"", "destructive_delete"),
     ("node -e \"require('child_process').spawnSync('rm', ['-rf', '/usr/lib'])\"", "destructive_delete"),
+    ("node -e \"const fs = require('fs'); const del = fs.rmSync; del('/usr', {recursive: true})\"",
+     "destructive_delete"),
+    ("node -e \"const run = require('child_process').execSync; run('rm -rf /etc')\"", "destructive_delete"),
     ("node -e \"require('fs').writeFileSync('/etc/cron.d/job', '* * * * * root id')\"", "system_write"),
     ("node <<'EOF'\nconst {exec} = require('child_process');\nexec(process.argv[2]);\nEOF", "dynamic_command"),
     # ruby

@@ -142,12 +142,14 @@ def effects(language: str, source: str) -> list[Effect] | None:
     data = source.encode("utf-8", "surrogatepass")
     with _LOCK:
         tree = _parser(language).parse(data)
+    nodes = list(_walk(tree.root_node))
+    aliases = _aliases(nodes, grammar)
     out: list[Effect] = []
-    for node in _walk(tree.root_node):
+    for node in nodes:
         if node.type in grammar.command_strings:
             out.append(Effect(EXEC, _literal(node, grammar)))
         elif node.type in grammar.calls:
-            out.extend(_call(node, grammar, language))
+            out.extend(_call(node, grammar, language, aliases))
         if len(out) >= MAX_EFFECTS:
             break
     return out
@@ -161,6 +163,25 @@ def _walk(root: Node) -> Iterator[Node]:
         seen += 1
         yield node
         pending.extend(reversed(node.named_children))
+
+
+def _aliases(nodes: list[Node], grammar: _Grammar) -> dict[str, str]:
+    """Names bound to an API function (`const del = fs.rmSync`, `run = require('cp').execSync`): calls through
+    them are calls of that API."""
+    out: dict[str, str] = {}
+    for node in nodes:
+        if node.type not in ("variable_declarator", "assignment_expression", "assignment"):
+            continue
+        target = node.child_by_field_name("name") or node.child_by_field_name("left")
+        value = node.child_by_field_name("value") or node.child_by_field_name("right")
+        if target is None or value is None or target.type not in ("identifier", "variable_name"):
+            continue
+        if value.type in ("member_expression", "identifier"):
+            name = _text(value.child_by_field_name("property") or value) if value.type == "member_expression" \
+                else _text(value)
+            if name in grammar.apis:
+                out[_text(target)] = name
+    return out
 
 
 def _callee(node: Node) -> tuple[str, str]:
@@ -181,8 +202,10 @@ def _callee(node: Node) -> tuple[str, str]:
     return _text(func).rsplit("::", 1)[-1].rsplit("->", 1)[-1], receiver
 
 
-def _call(node: Node, grammar: _Grammar, language: str) -> list[Effect]:
+def _call(node: Node, grammar: _Grammar, language: str, aliases: dict[str, str]) -> list[Effect]:
     name, receiver = _callee(node)
+    if not receiver and name in aliases:
+        name = aliases[name]
     api = grammar.apis.get(f"{receiver}.{name}") or grammar.apis.get(name)
     if api is None:
         return []
