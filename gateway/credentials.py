@@ -157,6 +157,16 @@ def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
     return parent == "/etc/ssh" and bool(_SSH_HOST_KEY.fullmatch(name))
 
 
+def holds_secrets(directory: str, home: str) -> bool:
+    """True when the directory (resolved) contains the machine's or the user's secrets: reading it
+    recursively (`diff -r /etc`, `grep -r x ~`, `tar c /root`) reads them. The workspace's own `.env`
+    does not count: searching one's project is ordinary work."""
+    directory = posixpath.normpath(directory or "/")
+    places = [*_SYSTEM_SECRETS, *_SYSTEM_SECRET_DIRS, "/etc/ssh", "/root/.ssh"]
+    places += [posixpath.join(h, d) for h in _homes(home) for d in _SECRET_DIRS]
+    return any(is_within(p, directory) for p in places)
+
+
 # Settings files of the agent CLIs, where the gate hook is configured (project, user and system scopes).
 _AGENT_CONFIG_DIRS = frozenset({".claude", ".gemini", "claude-code", "gemini-cli"})
 _AGENT_CONFIG_FILES = frozenset({"settings.json", "settings.local.json", "managed-settings.json",

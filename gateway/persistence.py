@@ -20,6 +20,8 @@ _HOME_FILES = STARTUP_FILES | frozenset({
     ".config/nvim/init.lua", ".emacs", ".emacs.d/init.el", ".tmux.conf", ".config/tmux/tmux.conf", ".screenrc",
     ".pythonrc", ".pythonrc.py", ".npmrc", ".yarnrc", ".direnvrc", ".config/direnv/direnvrc", ".xinitrc",
     ".xprofile", ".xsessionrc", ".xsession", ".inputrc", ".wgetrc", ".curlrc", ".lesskey", ".mailcap", ".lessfilter",
+    ".bash_aliases", ".bash_functions", ".config/procps/toprc", ".toprc", ".rtorrent.rc", ".gdbinit",
+    ".config/gdb/gdbinit", ".muttrc", ".config/htop/htoprc", ".mc/ini", ".config/mc/ini", ".config/ranger/rc.conf",
 })
 _HOME_DIRS = (".config/systemd/user", ".config/autostart", "Library/LaunchAgents", ".config/fish/conf.d",
               ".local/share/systemd/user", ".config/upstart", ".kde/Autostart", ".config/plasma-workspace/env")

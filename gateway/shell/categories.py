@@ -27,6 +27,8 @@ PROCESS_KILL = "process_kill"  # every process, PID 1, other users' processes, s
 PACKAGE_RUNNER = "package_runner"  # npx -y, uvx, pipx run: fetch a package and execute it at once
 DESTRUCTIVE_GIT = "destructive_git"  # discarding work or history, or git aimed outside the workspace
 GATEWAY_STATE = "gateway_state"  # a Redis client: the gateway's decisions live in a Redis
+NETWORK_LISTEN = "network_listen"  # a server on every interface, a tunnel, packet capture
+SYSTEM_CONFIG = "system_config"  # sysctl, firewall, services, daemons, mounts, modules, users
 
 ALL_CATEGORIES = frozenset(
     {
@@ -55,5 +57,7 @@ ALL_CATEGORIES = frozenset(
         PERSISTENCE,
         PROCESS_KILL,
         PACKAGE_RUNNER,
+        NETWORK_LISTEN,
+        SYSTEM_CONFIG,
     }
 )

@@ -5,7 +5,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from gateway.shell import files, interpreters, network, operations, packages, permissions, readers, system, vcs
+from gateway.shell import (
+    admin,
+    files,
+    foreign,
+    interpreters,
+    network,
+    operations,
+    packages,
+    permissions,
+    readers,
+    system,
+    vcs,
+)
 from gateway.shell.find import find
 from gateway.shell.flow import Flow
 from gateway.shell.generic import BASH_LIKE_SHELLS, default_handler, no_effect
@@ -36,7 +48,7 @@ HANDLERS: dict[str, Handler] = {
     "cd": files.cd,
     "pushd": files.cd,
     "popd": files.popd,
-    **dict.fromkeys(["ls", "stat", "du", "file", "realpath", "readlink", "dirname", "basename", "tree",
+    **dict.fromkeys(["ls", "stat", "du", "realpath", "readlink", "dirname", "basename", "tree",
                      "test", "[", "[[", "df", "exa", "eza", "lsattr", "getfacl", "namei"],
                     files.inspect_operands),
     # permissions
@@ -53,7 +65,7 @@ HANDLERS: dict[str, Handler] = {
     "tail": readers.head_tail,
     **dict.fromkeys(["nl", "wc", "cut", "paste", "fold", "fmt", "expand", "unexpand", "column", "less",
                      "more", "most", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum",
-                     "cksum", "comm", "cmp", "iconv", "hexdump", "bat", "view"],
+                     "cksum", "comm", "cmp", "hexdump", "bat"],
                     readers.plain_filter),
     "tr": readers.tr,
     "rev": readers.rev,
@@ -61,6 +73,9 @@ HANDLERS: dict[str, Handler] = {
     "base32": readers.base64_,
     "basenc": readers.base64_,
     "xxd": readers.xxd,
+    "iconv": readers.iconv,
+    "cpio": readers.cpio,
+    "file": files.file_,
     "od": readers.od,
     "diff": readers.diff,
     **dict.fromkeys(["grep", "egrep", "fgrep", "zgrep"], readers.grep),
@@ -89,7 +104,8 @@ HANDLERS: dict[str, Handler] = {
     "http": network.httpie,
     "https": network.httpie,
     **dict.fromkeys(["nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat"], network.netcat),
-    "telnet": network.telnet,
+    **dict.fromkeys(["telnet", "rsh", "rexec"], network.telnet),
+    "rlogin": foreign.session,  # an interactive login elsewhere: what runs there is typed in
     "socat": network.socat,
     "openssl": network.openssl,
     "ssh": network.ssh,
@@ -110,8 +126,9 @@ HANDLERS: dict[str, Handler] = {
     "php": interpreters.php,
     "node": interpreters.node,
     "nodejs": interpreters.node,
-    "lua": interpreters.lua,
-    "luajit": interpreters.lua,
+    **foreign.HANDLERS,
+    # the machine's own configuration
+    **admin.HANDLERS,
     # packages and git
     "pip": packages.pip,
     "git": vcs.git,
@@ -150,11 +167,21 @@ _VERSIONED = (
     (re.compile(r"perl[0-9.]+"), interpreters.perl),
     (re.compile(r"ruby[0-9.]+"), interpreters.ruby),
     (re.compile(r"php[0-9.]+"), interpreters.php),
-    (re.compile(r"lua[0-9.]+"), interpreters.lua),
+    (re.compile(r"lua[0-9.]+"), foreign.HANDLERS["lua"]),
 )
 
 
 _RESOLVED: dict[str, Handler] = {}
+
+# Handlers of tools whose arguments are data (readers, file operations, permissions) or that analyse
+# the code they are given themselves (shells, interpreters, find -exec): `handoff` leaves them alone.
+_DATA_MODULES = frozenset({readers.__name__, files.__name__, permissions.__name__, interpreters.__name__,
+                           find.__module__})
+
+
+def checks_handoff(handler: Handler) -> bool:
+    """Whether ``handoff.check`` judges what this handler's program is handed."""
+    return handler.__module__ not in _DATA_MODULES and handler is not no_effect
 
 
 def handler_for(name: str) -> Handler:

@@ -252,3 +252,14 @@ def inspect_operands(call: Call) -> Flow:
         if not word.value.startswith("-"):
             call.inspect(word)
     return OPAQUE
+
+
+def file_(call: Call) -> Flow:
+    """file(1): looks at its operands, but reads the name list of -f and the magic file of -m."""
+    options = scan(call.args, spec("fmFeP", ["--files-from", "--magic-file", "--separator", "--exclude",
+                                             "--parameter"]))
+    for word in options.values("-f", "--files-from", "-m", "--magic-file"):
+        call.read(word)
+    for word in options.operands:
+        call.inspect(word)
+    return OPAQUE

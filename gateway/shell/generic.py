@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from gateway.credentials import holds_secrets, is_agent_config
+from gateway.persistence import is_persistence_path
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.flow import OPAQUE, Flow
@@ -39,34 +41,50 @@ def looks_like_path(word: Word) -> bool:
 # Paths named inside a larger argument: `--extra-opts=@/etc/shadow`, `file:///etc/shadow`,
 # `-C 'Include /etc/shadow'`, `-o APT::Pre-Invoke=/x`. Only reading is assumed, so this only ever
 # notices secrets (and records the path); it never turns data into a delete or a write.
-_EMBEDDED_PATH = re.compile(r"(?:^|[\s=@:,'\"(])(?:file://)?((?:~|/)[\w.~/+-]+)")
+EMBEDDED_PATH = re.compile(r"(?:^|[\s=@:,'\"({])(?:file://)?((?:~|/)[\w.~/+-]+)")
 
 
 def note_arguments(call: Call, args: list[Word]) -> None:
     """Record path-like arguments (and `--opt=PATH` values, and paths inside arguments) as read, URL hosts
-    as contacted."""
+    as contacted. A location that runs code later (a crontab, an rc file, a git hook) or an agent's
+    settings is taken as written: a program we know nothing about may well write what it is given
+    (`logrotate -l FILE`, `nmap -oG=FILE`, `tsc --outFile FILE`), and no ordinary task hands such a
+    path to an unknown program."""
     for word in args:
         value = word.value
         for host in hostnames.url_hosts(value):
             call.host(host)
         if looks_like_path(word):
-            call.read(word)
+            _note_path(call, word)
         elif value.startswith("-") and "=" in value:
             tail = word.tail(value.index("=") + 1)
             if looks_like_path(tail):
-                call.read(tail)
+                _note_path(call, tail)
         if word.literal and ("/" in value) and len(value) <= 4096:
-            for match in _EMBEDDED_PATH.finditer(value):
+            for match in EMBEDDED_PATH.finditer(value):
                 if match.group(1) != value:
-                    call.read(Word(match.group(1)))
+                    _note_path(call, Word(match.group(1)))
+
+
+def _note_path(call: Call, word: Word) -> None:
+    path = call.read(word)
+    if path is None:
+        return
+    home = call.facts.home
+    if is_persistence_path(path, home) or is_agent_config(path):
+        call.write(word)
+    elif holds_secrets(path, home):
+        # `pyright -w /etc`, `tool ~`: an unknown program given a directory may well read all of it.
+        call.flag(cat.CREDENTIAL_ACCESS)
 
 
 # Shells whose scripts are (close enough to) bash: `interpreters.shell` analyses what they run.
 BASH_LIKE_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "yash", "tcsh",
-                              "csh", "elvish", "xonsh"})
-SHELLS = BASH_LIKE_SHELLS | {"nu", "pwsh", "busybox"}
+                              "csh", "posh", "sash", "oksh", "loksh", "lksh", "pdksh", "hush", "bosh", "jsh", "ksh93"})
+# Shells with a language of their own: `foreign` treats their code as unreadable.
+SHELLS = BASH_LIKE_SHELLS | {"nu", "pwsh", "powershell", "busybox", "elvish", "xonsh", "rc", "es", "scsh"}
 # A shell's path inside a larger argument: `spawn /bin/sh;interact`, `ProxyCommand /bin/sh -i`, `/bin/sh,-s`.
-_SHELL_INSIDE = re.compile(
+SHELL_INSIDE = re.compile(
     r"(?:^|[\s;'\"=(,|&!:])/(?:usr/)?(?:local/)?bin/(?:ba|da|z|k|mk|c|tc|fi|a|y)?sh(?:$|[\s;'\"),|&])")
 
 
@@ -89,7 +107,7 @@ def default_handler(call: Call) -> Flow:
             return OPAQUE
         if value.startswith("-") and "=" in value and is_shell(value.split("=", 1)[1]):
             call.flag(cat.DYNAMIC_COMMAND)  # --on-download-complete=/bin/sh: run by the program, unknowable
-        elif _SHELL_INSIDE.search(value) and not is_shell(value):
+        elif SHELL_INSIDE.search(value) and not is_shell(value):
             call.flag(cat.DYNAMIC_COMMAND)
     _output_options(call, args)
     note_arguments(call, args)
@@ -98,7 +116,8 @@ def default_handler(call: Call) -> Flow:
 
 # Options that name a file the program writes (`-o FILE`, `--output=FILE`, `--dump-bin FILE`, `--log-file`).
 _OUTPUT_OPTIONS = frozenset({"-o", "--output", "--out", "--outfile", "--output-file", "--log-file", "--logfile",
-                             "--dump-bin", "--save", "--write", "-w", "--target"})
+                             "--dump-bin", "--save", "--write", "--target"})
+# (`-w` is not among them: it is a working directory (`docker run -w /app`) or a wait time as often.)
 
 
 def _output_options(call: Call, args: list[Word]) -> None:

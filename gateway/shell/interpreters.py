@@ -5,8 +5,8 @@ analyzed like the top level. Code in other languages (``python -c``, ``node -e``
 ``perl -e``, ``php -r``, their here-documents and scripts written in the same command line) is parsed
 with that language's parser (``gateway.shell.code``), and each API call that deletes, writes, reads,
 runs a command or connects is judged like the shell command it amounts to. A few telltale combinations
-are recognised on the text as well (a socket plus a spawned shell, a download plus exec); code with no
-parser here (Lua) or that does not parse falls back to pattern matching.
+are recognised on the text as well (a socket plus a spawned shell, a download plus exec); code that does
+not parse falls back to pattern matching. Languages with no parser here are ``foreign``.
 """
 
 from __future__ import annotations
@@ -145,6 +145,8 @@ def script_command(call: Call) -> Flow:
                                               "--log-out", "--echo"]))
     for word in options.values("-c", "--command"):
         run_code_word(call, word)
+    if not options.values("-c", "--command"):
+        call.flag(cat.DYNAMIC_COMMAND)  # without -c, script starts an interactive shell
     for word in options.operands[:1]:
         call.write(word)
     return OPAQUE
@@ -193,7 +195,6 @@ _NODE = _Language(
     "javascript", "ep", "r", frozenset({"--eval", "--print"}), frozenset({"--require", "--import", "--input-type"}),
     shell_calls=re.compile(r"(?:execSync|exec|spawnSync|spawn|execFileSync)\s*\(\s*(\[[^\]]*\]|'[^']*'|\"[^\"]*\"|`[^`]*`)"),
 )
-_LUA = _Language(None, "e", "l", shell_calls=re.compile(r"(?:os\.execute|io\.popen)\s*\(\s*('[^']*'|\"[^\"]*\")"))
 
 
 @dataclass(slots=True)
@@ -358,4 +359,3 @@ perl = _interpreter(_PERL)
 ruby = _interpreter(_RUBY)
 php = _interpreter(_PHP)
 node = _interpreter(_NODE)
-lua = _interpreter(_LUA)

@@ -64,6 +64,10 @@ _CURL = spec(
 _CURL_DATA = ("-d", "--data", "--data-binary", "--data-ascii", "--json", "--data-urlencode")
 
 
+# Schemes that let a URL carry raw bytes to any host and port (the SSRF classics).
+_RAW_SCHEMES = ("gopher://", "dict://", "telnet://")
+
+
 def curl(call: Call) -> Flow:
     _check_secrets(call)
     options = scan(call.args, _CURL)
@@ -75,6 +79,8 @@ def curl(call: Call) -> Flow:
         parsed = re.match(r"^(?:[a-z]+://)?(?:[^@/]*@)?(\[[^\]]+\]|[^:/]+):(\d+)", url.value, re.I)
         if parsed:
             call.facts.connects(hostnames.normalize(parsed.group(1)), parsed.group(2))
+        if url.value.lower().startswith(_RAW_SCHEMES) and _remote([hostnames.bare_url_host(url.value)]):
+            call.flag(cat.EXFILTRATION)  # gopher://host:port/_BYTES writes arbitrary bytes to any port
     hosts = [call.host(hostnames.bare_url_host(w.value)) for w in urls if w.value]
     uploads: list[Word] = []
     sends_stdin = False

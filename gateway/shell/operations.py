@@ -73,7 +73,35 @@ def _helm(call: Call) -> str | None:
     return cat.INFRA_DESTROY if words(call)[:1] in (["uninstall"], ["delete"], ["del"], ["un"]) else None
 
 
+_HOST_MOUNT = re.compile(r"(?:^|[,=\s])(?:src|source)=(/[^,\s]*)|^(/[^:]*):")
+
+
+def _container_host_access(call: Call) -> None:
+    """A container given the host's root or system directories (`-v /:/host`, `--mount src=/`), the
+    host's namespaces or `--privileged` can change the host like root; `docker cp` writes host paths."""
+    args = [w.value for w in call.args]
+    verbs = words(call)
+    if verbs[:1] in (["run"], ["create"]) or verbs[:2] in (["container", "run"], ["container", "create"]):
+        for i, value in enumerate(args):
+            if value in ("--privileged", "--pid=host", "--ipc=host", "--userns=host", "--cap-add=ALL",
+                         "--cap-add=SYS_ADMIN") or (value in ("--pid", "--ipc") and args[i + 1:i + 2] == ["host"]):
+                call.flag(cat.SYSTEM_WRITE)
+            mount = value.split("=", 1)[1] if value.startswith(("--volume=", "--mount=")) else \
+                args[i + 1] if value in ("-v", "--volume", "--mount") and i + 1 < len(args) else None
+            if mount is None:
+                continue
+            match = _HOST_MOUNT.search(mount)
+            source = (match.group(1) or match.group(2)) if match else None
+            if source is not None:
+                call.write(Word(source))  # a bind mount of / or /etc is a write there
+    if verbs[:1] == ["cp"] or verbs[:2] == ["container", "cp"]:
+        operands = [w for w in call.args if not w.value.startswith("-")][1 if verbs[:1] == ["cp"] else 2:]
+        if len(operands) == 2 and ":" not in operands[1].value.split("/", 1)[0]:
+            call.write(operands[1])
+
+
 def _container(call: Call) -> str | None:
+    _container_host_access(call)
     w = words(call)
     if w[:2] in (["system", "prune"], ["volume", "prune"], ["volume", "rm"], ["container", "prune"],
                  ["image", "prune"], ["network", "prune"]):
@@ -137,7 +165,37 @@ def _sql_client(call: Call) -> str | None:
         texts += operands[1:]
     if call.stdin.script is not None:  # psql <<'SQL' … / echo 'DROP …' | mysql
         texts.append(call.stdin.script)
+    for text in texts:
+        _client_commands(call, text)
     return cat.DATABASE_DESTROY if any(sql_destroys(t) for t in texts) else None
+
+
+_CLIENT_WRITES = frozenset({".output", ".once", ".save", ".backup", ".excel", "\\o", "\\out", "tee", "\\w"})
+_CLIENT_READS = frozenset({".import", ".read", ".open", ".restore", "\\i", "\\ir", "\\include", "source",
+                           "\\.", "\\copy"})
+_CLIENT_SHELLS = frozenset({".shell", ".system", "\\!", "system", "\\setenv"})
+
+
+def _client_commands(call: Call, text: str) -> None:
+    """A SQL client's own commands (sqlite3 `.shell`/`.output`/`.import`, psql `\\!`/`\\o`/`\\i`, mysql
+    `system`/`tee`/`source`): they run commands and read and write files like the shell would."""
+    for line in text[: 1 << 16].splitlines():
+        words = line.strip().split(None, 1)
+        if not words:
+            continue
+        command, rest = words[0], (words[1].strip() if len(words) > 1 else "")
+        if command in _CLIENT_SHELLS:
+            call.run_script(rest) if rest else call.flag(cat.DYNAMIC_COMMAND)
+        elif command == ".load":
+            call.flag(cat.DYNAMIC_COMMAND)  # native code loaded into the client
+        elif command in _CLIENT_WRITES or command in _CLIENT_READS:
+            target = rest.split()[-1 if command == ".backup" else 0] if rest else ""
+            if command == "\\copy":
+                target = next((w for w in rest.replace("'", " ").split() if w.startswith(("/", "~", "."))), "")
+            if target.startswith("|"):
+                call.run_script(target[1:])  # `.output |cmd`
+            elif target:
+                call.write(Word(target)) if command in _CLIENT_WRITES else call.read(Word(target))
 
 
 _MONGO_DROP = re.compile(r"\.(dropDatabase|drop|deleteMany|remove)\s*\(\s*(\{\s*\})?\s*\)")
@@ -311,7 +369,7 @@ INFRA: dict[str, Handler] = {
     **dict.fromkeys(["terraform", "tofu", "terragrunt"], _handler(_terraform)),
     **dict.fromkeys(["kubectl", "oc", "k"], _handler(_kubectl)),
     "helm": _handler(_helm),
-    **dict.fromkeys(["docker", "podman", "nerdctl"], _handler(_container)),
+    **dict.fromkeys(["docker", "podman", "nerdctl", "ctr"], _handler(_container)),
     "docker-compose": _handler(_compose),
     **dict.fromkeys(["aws", "gcloud", "az"], _handler(_credential_cli)),
     **dict.fromkeys(["gsutil", "doctl", "linode-cli", "hcloud", "oci", "ibmcloud", "heroku"], _handler(_cloud_delete)),

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from gateway.shell import categories as cat
 from gateway.shell.flow import OPAQUE, Flow
-from gateway.shell.generic import note_arguments
+from gateway.shell.generic import default_handler, note_arguments
 from gateway.shell.invocation import Call
 from gateway.shell.options import Spec, scan, spec
 from gateway.shell.words import Word
@@ -65,6 +65,17 @@ def _operands_install(call: Call) -> Flow:
     return OPAQUE
 
 
+def _flag_installs(is_install: Callable[[str], bool]) -> Handler:
+    """A package tool whose option (not subcommand) says it installs (`dpkg -i`, `rpm -U`)."""
+
+    def handle(call: Call) -> Flow:
+        if any(is_install(w.value) for w in call.args):
+            call.flag(cat.PACKAGE_INSTALL)
+        return default_handler(call)  # `rpm --eval '%(cmd)'` runs a shell like any program handed one
+
+    return handle
+
+
 def pacman(call: Call) -> Flow:
     for word in call.args:
         text = word.value
@@ -118,6 +129,17 @@ HANDLERS: dict[str, Handler] = {
     "micromamba": _subcommand_installer(spec(), frozenset({"install"})),
     "composer": _subcommand_installer(spec("d", ["--working-dir"]), frozenset({"require", "install"})),
     "pacman": pacman,
+    # Installing a package file runs its maintainer scripts as root: `dpkg -i x.deb`, `rpm -ivh x.rpm`.
+    "dpkg": _flag_installs(lambda w: w in ("-i", "--install", "--unpack", "-E") or (
+        w.startswith("-") and not w.startswith("--") and "i" in w[1:] and len(w) <= 4)),
+    "rpm": _flag_installs(lambda w: w in ("--install", "--upgrade", "--freshen", "--reinstall") or (
+        w.startswith("-") and not w.startswith("--") and w[1:2] in ("i", "U", "F"))),
+    "opkg": _subcommand_installer(spec("f", ["--conf", "--dest", "--offline-root"]), frozenset({"install"})),
+    "pkg": _subcommand_installer(spec("jcr", ["--jail", "--chroot", "--rootdir"]), frozenset({"install", "add"})),
+    "pkg_add": _operands_install,
+    "flatpak": _subcommand_installer(spec(), frozenset({"install"})),
+    "nix-env": _flag_installs(lambda w: w in ("-i", "--install", "-iA") or w.startswith("-i")),
+    "installer": _operands_install,
     "cpanm": _operands_install,
     "easy_install": _operands_install,
 }

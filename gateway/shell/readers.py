@@ -14,10 +14,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from gateway.credentials import is_secret_variable, mentions_secret
+from gateway.credentials import holds_secrets, is_secret_variable, mentions_secret
 from gateway.shell import categories as cat
 from gateway.shell.expansions import decode_ansi_c
 from gateway.shell.flow import EMPTY, ENVIRONMENT, LOCAL_DATA, OPAQUE, Flow
+from gateway.shell.generic import EMBEDDED_PATH
 from gateway.shell.invocation import Call
 from gateway.shell.options import Options, scan, spec
 from gateway.shell.words import Word, join_words
@@ -51,8 +52,11 @@ def _read_files(call: Call, words: Sequence[Word]) -> Flow | None:
 def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity: bool = False,
            program_first: bool = False, program_options: Sequence[str] = (),
            file_options: Sequence[str] = (), decode_options: Sequence[str] = (),
-           decode_letters: str = "") -> Handler:
-    """A handler for a command whose operands are input files."""
+           decode_letters: str = "", output_options: Sequence[str] = (), output_operand: int | None = None,
+           recursive: Sequence[str] = ()) -> Handler:
+    """A handler for a command whose operands are input files. ``output_options`` name a file written
+    (`iconv -o F`); ``output_operand`` is the index of an operand that is written (`xxd IN OUT`);
+    ``recursive`` flags make directory operands read whole (`diff -r`, `grep -r`)."""
     option_spec = spec(short_values, long_values)
 
     def handle(call: Call) -> Flow:
@@ -62,6 +66,13 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
             operands = operands[1:]  # the pattern / program, not a file
         for word in options.values(*file_options):
             call.read(word)
+        for word in options.values(*output_options):
+            call.write(word)
+        if output_operand is not None and len(operands) > output_operand:
+            call.write(operands[output_operand])
+            operands = operands[:output_operand]
+        if recursive and any(_has_letter(name, recursive) for name, _ in options.flags):
+            _read_trees(call, operands)
         content = _read_files(call, operands)
         flow = content if content is not None else call.stdin
         if _decodes(options, decode_options, decode_letters):
@@ -71,6 +82,18 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
         return flow if identity else transformed(flow)
 
     return handle
+
+
+def _has_letter(name: str, flags: Sequence[str]) -> bool:
+    return name in flags or (len(name) == 2 and name in flags)
+
+
+def _read_trees(call: Call, operands: Sequence[Word]) -> None:
+    """A recursive read of a directory that holds the machine's or the user's secrets reads them."""
+    for word in operands:
+        path = call.inspect(word)
+        if path is not None and holds_secrets(path, call.facts.home):
+            call.flag(cat.CREDENTIAL_ACCESS)
 
 
 _MATCH_ALL = frozenset({"", ".", ".*", "^", "$", "=", "_", "[a-z]", "[A-Z]", "\\w"})
@@ -108,13 +131,15 @@ cat_ = reader("", identity=True)
 head_tail = reader("nc", ["--lines", "--bytes", "--pid", "--sleep-interval", "--max-unchanged-stats"])
 plain_filter = reader("dfcbwtskn", ["--delimiter", "--fields", "--characters", "--bytes", "--width"])
 base64_ = reader("w", ["--wrap"], decode_options=("--decode",), decode_letters="dD")
-xxd = reader("cglsonC", ["--cols", "--groupsize", "--len", "--seek"], decode_letters="r")
+xxd = reader("cglsonC", ["--cols", "--groupsize", "--len", "--seek"], decode_letters="r", output_operand=1)
+iconv = reader("fto", ["--from-code", "--to-code", "--output"], output_options=("-o", "--output"))
 od = reader("AjNtw", ["--address-radix", "--skip-bytes", "--read-bytes", "--format", "--width"])
 grep = reader("efmABCdD", ["--regexp", "--file", "--max-count", "--after-context", "--before-context",
                            "--context", "--devices", "--directories", "--binary-files", "--include",
                            "--exclude", "--exclude-dir", "--exclude-from", "--label", "--color"],
               program_first=True, program_options=("-e", "-f", "--regexp", "--file"),
-              file_options=("-f", "--file", "--exclude-from"))
+              file_options=("-f", "--file", "--exclude-from"),
+              recursive=("-r", "-R", "--recursive", "--dereference-recursive"))
 ripgrep = reader("efgtTmABCjMrE", ["--regexp", "--file", "--glob", "--iglob", "--type", "--type-not",
                                    "--max-count", "--context", "--after-context", "--before-context",
                                    "--threads", "--max-columns", "--max-depth", "--replace", "--sort",
@@ -128,7 +153,8 @@ jq = reader("fL", ["--from-file", "--indent", "--arg", "--argjson", "--slurpfile
             program_first=True, program_options=("-f", "--from-file"), file_options=("-f", "--from-file"))
 compressor = reader("bS", ["--suffix", "--blocksize"], identity=False)
 diff = reader("UCxXIFL", ["--unified", "--context", "--exclude", "--exclude-from", "--ignore-matching-lines",
-                          "--label", "--show-function-line", "--to-file", "--from-file"])
+                          "--label", "--show-function-line", "--to-file", "--from-file"],
+              recursive=("-r", "--recursive"))
 
 
 def sort_(call: Call) -> Flow:
@@ -156,13 +182,85 @@ def sed(call: Call) -> Flow:
     options = scan(call.args, _SED)
     in_place = options.has("--in-place") or any(name == "-i" for name, _ in options.flags)
     operands = list(options.operands)
+    scripts = [w.value for w in options.values("-e", "--expression")]
     for word in options.values("-f", "--file"):
-        call.read(word)
+        path = call.read(word)
+        content = call.scope.files.get(path) if path is not None else None
+        if content is not None and content.script is not None:
+            scripts.append(content.script)
     if not options.values("-e", "--expression", "-f", "--file"):
+        scripts += [w.value for w in operands[:1]]
         operands = operands[1:]  # the script
+    for script in scripts:
+        _sed_commands(call, script)
     if in_place and operands and operands[0].value == "" and operands[0].literal:
         operands = operands[1:]  # BSD `sed -i '' …`
     return _edit_or_filter(call, operands, in_place)
+
+
+# One sed command after its address: `w FILE`, `r FILE`, `e CMD` take the rest of the line; `s` may end in
+# the `w FILE` or `e` flags.
+_SED_ADDRESS = re.compile(r"\s*(?:(?:\d+|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\(.)(?:(?!\1).)*\1[IM]*)(?:~\d+)?"
+                          r"(?:\s*,\s*(?:[+~]?\d+|\$|/(?:[^/\\\n]|\\.)*/[IM]*))?)?\s*!?\s*")
+
+
+def _sed_commands(call: Call, script: str) -> None:
+    """GNU sed's own ways to write files and run commands: `w`/`W FILE`, `s///w FILE`, `r`/`R FILE`, `e`."""
+    i, n = 0, min(len(script), 1 << 16)
+    while i < n:
+        match = _SED_ADDRESS.match(script, i)
+        i = match.end() if match else i
+        if i >= n:
+            break
+        command = script[i]
+        i += 1
+        if command in "wWrReF":
+            end = script.find("\n", i)
+            end = n if end < 0 else end
+            argument = script[i:end].strip()
+            i = end + 1
+            if command in "wW" and argument:
+                call.write(Word(argument))
+            elif command in "rR" and argument:
+                call.read(Word(argument))
+            elif command == "e":
+                if argument:
+                    call.run_script(argument)
+                else:
+                    call.flag(cat.DYNAMIC_COMMAND)  # runs each input line as a command
+        elif command in "sy" and i < n:
+            i = _sed_substitution(call, script, i, n, command)
+        elif command in "aic":
+            end = script.find("\n", i)
+            i = n if end < 0 else end + 1  # text to the end of the line
+        elif command in "bt:T":
+            while i < n and script[i] not in ";\n":
+                i += 1
+        # other commands take no argument; separators and braces just move on
+
+
+def _sed_substitution(call: Call, script: str, i: int, n: int, command: str) -> int:
+    delimiter = script[i]
+    i += 1
+    for _ in range(2):  # pattern, replacement
+        while i < n and script[i] != delimiter:
+            i += 2 if script[i] == "\\" else 1
+        i += 1
+    if command == "y":
+        return i
+    flags_start = i
+    while i < n and script[i] not in ";\n}":
+        if script[i] == "w":
+            end = script.find("\n", i)
+            end = n if end < 0 else end
+            target = script[i + 1:end].strip()
+            if target:
+                call.write(Word(target))
+            return end + 1
+        i += 1
+    if "e" in script[flags_start:i]:
+        call.flag(cat.DYNAMIC_COMMAND)  # the pattern space, after substitution, runs as a command
+    return i
 
 
 def _edit_or_filter(call: Call, operands: list[Word], in_place: bool) -> Flow:
@@ -179,6 +277,35 @@ _AWK = spec("Ffvi", ["--file", "--field-separator", "--assign", "--include"])
 _AWK_SYSTEM = re.compile(r"system\s*\(\s*\"((?:[^\"\\]|\\.)*)\"\s*\)")
 
 
+_AWK_STRING = r'"((?:[^"\\]|\\.)*)"'
+_AWK_OUTPUT = re.compile(r"\bprintf?\b[^;}\n]*?(>>?|(?<!\|)\|(?!\|))\s*(?:" + _AWK_STRING + r"|([A-Za-z_(]))")
+_AWK_COMMAND_GETLINE = re.compile(_AWK_STRING + r"\s*\|\s*getline")
+_AWK_FILE_GETLINE = re.compile(r"\bgetline\b[^;}\n<]*<\s*" + _AWK_STRING)
+_AWK_BUILT_SYSTEM = re.compile(r"\bsystem\s*\(\s*[^\s\")]")
+
+
+def _awk_io(call: Call, program: str) -> None:
+    """awk's own redirections: `print > "FILE"` writes, `print | "CMD"` and `"CMD" | getline` run CMD,
+    `getline < "FILE"` reads; a target built at run time is unknowable."""
+    program = program[: 1 << 16]
+    for match in _AWK_OUTPUT.finditer(program):
+        operator, literal = match.group(1), match.group(2)
+        if literal is None:
+            if operator == "|":
+                call.flag(cat.DYNAMIC_COMMAND)  # `print | cmd`: a command built at run time
+            # `print > $1".txt"`: a file named by the data, relative like the rest of the job
+        elif operator == "|":
+            call.run_script(literal)
+        else:
+            call.write(Word(literal))
+    for match in _AWK_COMMAND_GETLINE.finditer(program):
+        call.run_script(match.group(1))
+    for match in _AWK_FILE_GETLINE.finditer(program):
+        call.read(Word(match.group(1)))
+    if _AWK_BUILT_SYSTEM.search(program):
+        call.flag(cat.DYNAMIC_COMMAND)  # system(cmd) with a command built at run time
+
+
 def awk(call: Call) -> Flow:
     options = scan(call.args, _AWK)
     operands = list(options.operands)
@@ -190,6 +317,7 @@ def awk(call: Call) -> Flow:
             call.flag(cat.REVERSE_SHELL)
         for match in _AWK_SYSTEM.finditer(program):
             call.run_script(match.group(1))
+        _awk_io(call, program)
     in_place = any(v.value == "inplace" for v in options.values("-i", "--include"))
     operands = [w for w in operands if "=" not in w.value or w.value.startswith(("/", "."))]
     return _edit_or_filter(call, operands, in_place)
@@ -201,7 +329,7 @@ _TAR = spec("fCTXbgKLNVHI", ["--file", "--directory", "--files-from", "--exclude
                             "--listed-incremental", "--starting-file", "--tape-length", "--newer",
                             "--label", "--format", "--use-compress-program", "--to-command",
                             "--checkpoint-action", "--exclude", "--transform", "--owner", "--group",
-                            "--mode", "--mtime"])
+                            "--mode", "--mtime", "--xform", "--rsh-command"])
 
 
 def tar(call: Call) -> Flow:
@@ -212,7 +340,7 @@ def tar(call: Call) -> Flow:
     options = scan(args, _TAR)
     letters = "".join(name[1] for name, _ in options.flags if len(name) == 2)
     long_names = {name for name, _ in options.flags}
-    for word in options.values("--to-command", "-I", "--use-compress-program"):
+    for word in options.values("--to-command", "-I", "--use-compress-program", "--rsh-command"):
         call.run_script(word.value)
     for word in options.values("--checkpoint-action"):
         if word.value.startswith("exec="):
@@ -232,11 +360,57 @@ def tar(call: Call) -> Flow:
     if "x" in letters or long_names & {"--extract", "--get"}:
         directory = options.value("-C", "--directory")
         call.write(directory if directory is not None else Word("."))
+        for word in options.values("--transform", "--xform"):
+            for match in EMBEDDED_PATH.finditer(word.value.replace("@", " ")):
+                call.write(Word(match.group(1)))  # `--xform s@.*@/etc/cron.d/x@`: where members land
+        if "P" in letters or "--absolute-names" in long_names:
+            call.write(Word("/"))  # members keep their absolute names: anything may be overwritten
     return OPAQUE
 
 
+def cpio(call: Call) -> Flow:
+    """cpio -o / -p read the files named on stdin; -p copies them into its operand; -i extracts."""
+    options = scan(call.args, spec("FOIHMREC", ["--file", "--format", "--pattern-file", "--owner",
+                                                "--message", "--rsh-command", "--directory"]))
+    letters = "".join(name[1:] for name, _ in options.flags if not name.startswith("--"))
+    long_names = {name for name, _ in options.flags}
+    archive = options.value("-F", "-O", "-I", "--file")
+    for word in options.values("--rsh-command"):
+        call.run_script(word.value)  # run to reach a `host:` archive
+    if "o" in letters or "p" in letters or long_names & {"--create", "--pass-through"}:
+        names = call.stdin.script
+        if names is not None:
+            for line in names.splitlines()[:1024]:
+                if line.strip():
+                    call.read(Word(line.strip()))
+        elif call.stdin.listing is not None or call.stdin.opaque:
+            call.read(Word("."))  # `find . | cpio -o`: names we cannot list
+    if "p" in letters or "--pass-through" in long_names:
+        for word in options.operands[:1]:
+            call.write(word)
+        return EMPTY
+    if "i" in letters or "--extract" in long_names:
+        if archive is not None:
+            call.read(archive)
+        call.write(Word("/") if "--absolute-filenames" in long_names else Word("."))
+        return EMPTY
+    if archive is not None:
+        call.write(archive)
+        return EMPTY
+    return LOCAL_DATA
+
+
 def zip_(call: Call) -> Flow:
-    options = scan(call.args, spec("bnxitO", ["--temp-path", "--suffixes", "--exclude", "--include"]))
+    args = list(call.args)
+    for i, word in enumerate(args):
+        name, eq, _ = word.value.partition("=")
+        if name in ("-TT", "--unzip-command"):
+            command = word.tail(len(name) + 1) if eq else args[i + 1] if i + 1 < len(args) else None
+            if command is not None:
+                call.run_script(command.value)  # the command zip runs to test the archive
+                args = args[:i] + args[i + (1 if eq else 2):]
+            break
+    options = scan(args, spec("bnxitO", ["--temp-path", "--suffixes", "--exclude", "--include"]))
     operands = options.operands
     if not operands:
         return EMPTY

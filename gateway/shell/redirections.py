@@ -13,10 +13,11 @@ from typing import Protocol
 from tree_sitter import Node
 
 from gateway.shell.facts import Facts
-from gateway.shell.flow import EMPTY, LOCAL_DATA, Flow, Scope
+from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow, Scope
 from gateway.shell.syntax import text_of
 from gateway.shell.words import Word, evaluate
 
+_TERMINALS = frozenset({"/dev/tty", "/dev/stdin", "/dev/console", "/dev/ptmx"})
 _OUTPUT_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&"})
 
 
@@ -93,6 +94,8 @@ def _file_redirect(walker: Evaluator, node: Node, scope: Scope, depth: int, io: 
             operator = child.type
     for dest in node.children_by_field_name("destination"):
         if operator in ("<&", ">&") and dest.type == "number":
+            if operator == "<&" and descriptor in (None, "0"):
+                io.stdin = OPAQUE  # `sh 0<&2`: commands come from another descriptor (a terminal, a socket)
             continue  # fd duplication (2>&1)
         for word in evaluate(dest, scope.vars):
             word = walker.with_flow(word, scope.copy(), depth)
@@ -109,7 +112,10 @@ def _redirect_to(walker: Evaluator, word: Word, operator: str, descriptor: str |
             io.stdin = word.flow
         else:
             path = facts.read(word, scope)
-            io.stdin = scope.files.get(path, LOCAL_DATA) if path is not None else LOCAL_DATA
+            if path in _TERMINALS or (path is not None and path.startswith(("/dev/fd/", "/proc/self/fd/"))):
+                io.stdin = OPAQUE  # `sh </dev/tty`: whatever is typed or sent there
+            else:
+                io.stdin = scope.files.get(path, LOCAL_DATA) if path is not None else LOCAL_DATA
         if read_write:
             facts.write(word, scope)
         return

@@ -4,10 +4,13 @@ with the job itself analysed as the command it is when this command line gives i
 
 from __future__ import annotations
 
+import re
+
 from gateway.shell import categories as cat
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.invocation import Call
 from gateway.shell.options import scan, short_letters, spec
+from gateway.shell.words import Word
 
 _POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "suspend", "hibernate", "hybrid-sleep",
                           "suspend-then-hibernate", "kexec", "soft-reboot", "emergency", "rescue"})
@@ -39,7 +42,14 @@ def systemctl(call: Call) -> Flow:
         call.flag(cat.POWER)
     if operands[0] in ("enable", "link", "preset", "reenable", "add-wants", "add-requires", "edit", "set-property"):
         call.flag(cat.PERSISTENCE)  # starts on the next boot or login, on its own
+    elif operands[0] in _SERVICE_CHANGES and not any(w.value == "--user" for w in call.args):
+        call.flag(cat.SYSTEM_CONFIG)  # the machine's own services (an agent's `--user` units are its business)
     return OPAQUE
+
+
+_SERVICE_CHANGES = frozenset({"start", "stop", "restart", "reload", "try-restart", "reload-or-restart", "mask",
+                              "unmask", "kill", "isolate", "daemon-reload", "set-default", "disable", "revert",
+                              "set-environment", "unset-environment", "import-environment"})
 
 
 def loginctl(call: Call) -> Flow:
@@ -182,6 +192,23 @@ def launchctl(call: Call) -> Flow:
     return OPAQUE
 
 
+_MAKE_SHELL = re.compile(r"\$[({]shell\s+((?:[^()]|\([^()]*\))*)[)}]")
+_MAKE_FILE = re.compile(r"\$[({]file\s*(>>?|<)\s*([^,)}\s]+)")
+
+
+def _make_functions(call: Call, text: str) -> None:
+    """`$(shell CMD)` runs while the makefile is read; `$(file >F,…)` writes F, `$(file <F)` reads it."""
+    text = text[: 1 << 16]
+    for match in _MAKE_SHELL.finditer(text):
+        call.run_script(match.group(1))
+    for match in _MAKE_FILE.finditer(text):
+        target = Word(match.group(2))
+        if match.group(1) == "<":
+            call.read(target)
+        else:
+            call.write(target)
+
+
 def make(call: Call) -> Flow:
     """make -f - / -f FILE written here: the makefile's recipes are shell commands."""
     options = scan(call.args, spec("fCIjlowW", ["--file", "--makefile", "--directory", "--include-dir", "--jobs",
@@ -201,6 +228,7 @@ def make(call: Call) -> Flow:
         sources.append(Flow(script=word.value))
     for flow in sources:
         if flow.script is not None:
+            _make_functions(call, flow.script)
             for line in flow.script.splitlines():
                 if line.startswith("\t") and line.strip():
                     call.run_script(line.strip().lstrip("@-+"))

@@ -62,6 +62,10 @@ def git(call: Call) -> Flow:
         for word in rest:
             if "://" in word.value or "@" in word.value:
                 call.host(hostnames.remote_spec_host(word.value))
+    if sub == "apply":
+        applied = scan(rest, spec("p", ["--directory", "--exclude", "--include", "--whitespace", "-C"]))
+        for word in applied.values("--directory"):
+            call.write(word)  # with --unsafe-paths, the patch lands wherever --directory says
     if sub == "commit":
         commit = scan(rest, _COMMIT)
         for word in commit.values("-F", "--file", "-t", "--template"):

@@ -14,9 +14,11 @@ from dataclasses import replace
 from tree_sitter import Node
 
 from gateway.shell import categories as cat
-from gateway.shell.commands import handler_for
+from gateway.shell import foreign, handoff, servers
+from gateway.shell.commands import checks_handoff, handler_for
 from gateway.shell.facts import NETWORK_STREAM, SHELL_READS_STDIN, Facts
 from gateway.shell.flow import EMPTY, ENVIRONMENT, OPAQUE, Flow, Scope
+from gateway.shell.generic import EMBEDDED_PATH
 from gateway.shell.invocation import Call
 from gateway.shell.limits import MAX_COMMANDS, MAX_NESTING, MAX_NODES
 from gateway.shell.redirections import Redirections, read_redirections
@@ -41,6 +43,8 @@ _COMMAND_VARIABLES = frozenset({
     "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "PROMPT_COMMAND", "BASH_ENV", "ENV",
     "TERMINAL", "FCEDIT", "HGEDITOR", "SVN_EDITOR", "RSYNC_RSH", "CVS_RSH",
 })
+# Any variable named like one of those holds a command too (`RESTIC_PASSWORD_COMMAND`, `FOO_EDITOR`).
+_COMMAND_SUFFIXES = ("_COMMAND", "_CMD", "_EDITOR", "_PAGER", "_ASKPASS", "_RSH", "_PROXY_COMMAND")
 # Variables that load code into every program started with them.
 _INJECTION_VARIABLES = frozenset({"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "PYTHONSTARTUP",
                                   "PERL5OPT", "RUBYOPT", "NODE_OPTIONS"})
@@ -93,9 +97,15 @@ class Walker:
             if unwrapped.prints_environment:
                 return ENVIRONMENT  # `env` alone prints every variable, secrets included
             argv = unwrapped.argv
+            for word in unwrapped.reads:
+                facts.read(word, scope)
+            for word in unwrapped.writes:
+                facts.write(word, scope)
             if unwrapped.xargs:
-                argv = self._xargs_argv(argv, unwrapped.xargs_replace, stdin)
-                stdin = EMPTY
+                # `xargs -a /dev/null CMD` has no items: CMD runs once, bare.
+                if not (unwrapped.reads and all(w.value == "/dev/null" for w in unwrapped.reads)):
+                    argv = self._xargs_argv(argv, unwrapped.xargs_replace, stdin)
+                stdin = OPAQUE if unwrapped.terminal_stdin else EMPTY
         if not argv:
             return EMPTY
         facts.commands_left -= 1
@@ -117,7 +127,13 @@ class Walker:
             name = scope.renamed[name]
         facts.executable(name)
         handler = handler_for(name)
-        return handler(Call(name, argv[1:], scope, stdin, depth, facts, self))
+        call = Call(name, argv[1:], scope, stdin, depth, facts, self)
+        if checks_handoff(handler):
+            handoff.check(call)
+        if name in foreign.CONSOLES and foreign.opens_console(call):
+            facts.flag(cat.DYNAMIC_COMMAND)  # `terraform console`, `dotnet fsi`: a REPL of the tool itself
+        servers.judge(call)
+        return handler(call)
 
     # -- structure ------------------------------------------------------------------------------
 
@@ -147,6 +163,9 @@ class Walker:
             return self._redirected(node, scope, stdin, depth)
         if kind == "pipeline":
             return self._pipeline(node.named_children, scope, depth, stdin)
+        if kind == "command_substitution" and _only_redirects(node):
+            # `$(<file)`: bash's shorthand for `$(cat file)`.
+            return read_redirections(self, node.named_children, scope.copy(), EMPTY, depth).stdin
         if kind in ("subshell", "command_substitution", "process_substitution"):
             inner = scope.copy()
             start = stdin if kind == "subshell" else EMPTY
@@ -266,7 +285,6 @@ class Walker:
     def _command(self, node: Node, scope: Scope, stdin: Flow, depth: int, outer: list[Node]) -> Flow:
         roles_start = len(self.facts.roles)
         name_node = node.child_by_field_name("name")
-        arg_nodes = [a for a in node.children_by_field_name("argument") if a.is_named]
         assignments: list[Node] = []
         redirects = list(outer)
         for child in node.named_children:
@@ -275,6 +293,11 @@ class Walker:
                 assignments.append(child)
             elif kind.endswith("_redirect"):
                 redirects.append(child)
+        # tree-sitter-bash reads the `0` of `sh 0<&2` as an argument: a number glued to the redirection
+        # that follows it is that redirection's descriptor, not a word the command receives.
+        starts = {r.start_byte for r in redirects if r.type == "file_redirect"}
+        arg_nodes = [a for a in node.children_by_field_name("argument")
+                     if a.is_named and not (a.type == "number" and a.end_byte in starts)]
         io = read_redirections(self, redirects, scope, stdin, depth)
         prefix = [self._assignment(a, scope, depth) for a in assignments]
         if name_node is None:
@@ -366,12 +389,19 @@ class Walker:
 
     def _check_command_variable(self, name: str, value: Word, scope: Scope, depth: int) -> None:
         """A variable whose value some program will run as a command, or that injects code."""
-        if name in _COMMAND_VARIABLES:
+        if name in handoff.PATH_VARIABLES and (scope.files or scope.renamed):
+            handoff.path_variable(Call(name, [], scope, EMPTY, depth, self.facts, self), value.value)
+        if name in _COMMAND_VARIABLES or name.endswith(_COMMAND_SUFFIXES):
             text = value.value.strip().lstrip("|").replace("%s", "").strip()
             if not value.literal:
                 self.facts.flag(cat.DYNAMIC_COMMAND)
             elif text:
+                if "EDITOR" in name or name == "VISUAL":
+                    text += " -"  # an editor is always handed the file to edit: `vim FILE`, not a bare `vim`
                 self.run_script(text, scope.copy(), EMPTY, depth + 1)
+                if name == "LESSOPEN":  # its output names the file less shows: `LESSOPEN='echo /etc/shadow'`
+                    for match in EMBEDDED_PATH.finditer(text):
+                        self.facts.read(Word(match.group(1)), scope)
         elif name in _INJECTION_VARIABLES and value.value.strip():
             if name == "NODE_OPTIONS" and not any(o in value.value for o in ("--require", "-r ", "--import",
                                                                              "--loader", "--experimental-loader")):
@@ -418,6 +448,7 @@ class Walker:
             if out is not EMPTY:
                 # Remember what went into the file: `curl -s u > x.sh; bash x.sh`.
                 scope.files[io.stdout] = out
+                handoff.plants_command(self.facts, io.stdout, out)
             out = EMPTY
         elif io.stdout_elsewhere:
             out = EMPTY
@@ -427,6 +458,11 @@ class Walker:
             out = out.merge(self.visit(sequel, scope, io.stdin, depth))
         self._check_shell_on_network(roles_start)
         return out
+
+
+def _only_redirects(node: Node) -> bool:
+    children = node.named_children
+    return bool(children) and all(c.type == "file_redirect" for c in children)
 
 
 def _with_environment(scope: Scope, assignments: list[tuple[str, Word]]) -> Scope:

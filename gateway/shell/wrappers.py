@@ -26,6 +26,9 @@ class Unwrapped:
     xargs_replace: str | None = None  # xargs -I STR: STR in argv stands for each input item
     xargs: bool = False  # the command's trailing arguments come from stdin
     prints_environment: bool = False  # `env` alone dumps the environment
+    reads: list[Word] = field(default_factory=list)  # files the wrapper itself reads (xargs -a, ltrace -F)
+    writes: list[Word] = field(default_factory=list)  # files the wrapper itself writes (strace -o)
+    terminal_stdin: bool = False  # the command's stdin is the terminal (xargs -o, xargs -a FILE)
 
 
 def _shell(script: Word) -> list[Word]:
@@ -141,8 +144,10 @@ def _chroot(argv: list[Word]) -> Unwrapped:
 
 
 def _trace(argv: list[Word]) -> Unwrapped:
-    options = scan(argv[1:], spec("abeEIoOpPsSuUXAlLnxDF", ["--output", "--attach", "--trace"], stop=True))
-    return Unwrapped(options.operands)
+    options = scan(argv[1:], spec("abeEIoOpPsSuUXAlLnxDF", ["--output", "--attach", "--trace", "--config"],
+                                  stop=True))
+    return Unwrapped(options.operands, writes=options.values("-o", "--output"),
+                     reads=options.values("-F", "--config"))
 
 
 def _taskset(argv: list[Word]) -> Unwrapped:
@@ -217,6 +222,12 @@ def _xargs(argv: list[Word]) -> Unwrapped:
                 out.xargs_replace = text.split("=", 1)[1] or "{}"
             else:
                 out.xargs_replace = text[2:] or "{}"
+        elif text in ("-o", "--open-tty"):
+            out.terminal_stdin = True
+        elif name in ("-a", "--arg-file") and ("=" in text or i + 1 < len(args)):
+            out.reads.append(args[i].tail(len(name) + 1) if "=" in text else args[i + 1])
+            out.terminal_stdin = True  # with -a, the command inherits xargs' own stdin
+            i += 0 if "=" in text else 1
         elif text in with_value and "=" not in text:
             i += 1
         elif len(text) > 2 and text[:2] in with_value:

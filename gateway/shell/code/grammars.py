@@ -72,6 +72,8 @@ _RUBY = _Grammar(
         **dict.fromkeys(["write", "binwrite", "chmod", "truncate", "touch"], (WRITE, 0)),
         **dict.fromkeys(["cp", "copy_file", "mv", "move", "install", "cp_r", "ln_s", "symlink"], (WRITE, 1)),
         **dict.fromkeys(["read", "readlines", "binread", "foreach"], (READ, 0)),
+        **dict.fromkeys(["open", "new"], (READ, -3)),  # File.open(path, "w"): the mode decides
+        "copy_stream": (WRITE, 1),
         **dict.fromkeys(["system", "exec", "spawn", "popen", "capture2", "capture2e", "capture3",
                          "popen3", "syscall"], (EXEC, -1)),
         **dict.fromkeys(["eval", "instance_eval", "class_eval", "module_eval"], (DYNAMIC, 0)),
@@ -210,7 +212,7 @@ def _call(node: Node, grammar: _Grammar, language: str, aliases: dict[str, str])
     if api is None:
         return []
     kind, index = api
-    if language == "ruby" and name in ("read", "write", "delete", "unlink", "open", "exec") and receiver not in (
+    if language == "ruby" and name in ("read", "write", "delete", "unlink", "open", "new", "exec") and receiver not in (
             "", "File", "IO", "FileUtils", "Dir", "Pathname", "Kernel", "Process", "Open3"):
         return []  # some_object.read / .delete: not the file system
     args = _arguments(node, grammar)
@@ -222,6 +224,8 @@ def _call(node: Node, grammar: _Grammar, language: str, aliases: dict[str, str])
     if index == -2:  # perl open(FH, '>', path) / open(FH, ">path")
         opened = _perl_open(args)
         return [opened] if opened is not None else []
+    if index == -3:  # ruby File.open(path, mode) / open("|cmd")
+        return [_ruby_open(args)] if args else []
     if kind == EXEC:
         if index == -1 and len(args) > 1:
             return [Effect(EXEC, shlex.join(args) if all(a is not None for a in args) else None)]  # type: ignore[arg-type]
@@ -285,6 +289,15 @@ def _literal(node: Node, grammar: _Grammar) -> str | None:
 def _recursive(node: Node) -> bool:
     holder = node.child_by_field_name("arguments")
     return holder is not None and "recursive" in _text(holder)
+
+
+def _ruby_open(args: list[str | None]) -> Effect:
+    path = args[0]
+    if path is not None and path.startswith("|"):
+        return Effect(EXEC, path[1:].strip() or None)
+    mode = args[1] if len(args) > 1 else "r"
+    writes = mode is None or any(c in mode for c in "wa+")
+    return Effect(WRITE if writes else READ, path)
 
 
 def _perl_open(args: list[str | None]) -> Effect | None:

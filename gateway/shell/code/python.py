@@ -73,18 +73,26 @@ class _Reader:
         self.depth = depth
         self.aliases: dict[str, str] = {}  # local name → qualified name (modules and imported functions)
         self.constants: dict[str, str | None] = {}  # names bound to a foldable value (None: rebound)
+        self.alternatives: dict[str, list[str]] = {}  # names imported as different things in different places
         self.out: list[Effect] = []
+
+    def bind(self, name: str, target: str) -> None:
+        previous = self.aliases.get(name)
+        if previous is not None and previous != target:
+            # `if py3: import urllib.request as r / else: import urllib as r`: either may be in force.
+            self.alternatives.setdefault(name, [previous]).append(target)
+        self.aliases[name] = target
 
     def run(self) -> list[Effect]:
         nodes = list(ast.walk(self.tree))
         for node in nodes:
             if isinstance(node, ast.Import):
                 for a in node.names:
-                    self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+                    self.bind(a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0])
             elif isinstance(node, ast.ImportFrom) and node.module:
                 for a in node.names:
                     if a.name != "*":
-                        self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+                        self.bind(a.asname or a.name, f"{node.module}.{a.name}")
         for node in nodes:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 name = node.targets[0].id
@@ -96,12 +104,20 @@ class _Reader:
                 # names bound once to a foldable value: `p = '/etc'; shutil.rmtree(p)`
                 value = self.fold(node.value)
                 self.constants[name] = value if name not in self.constants else None
-        for node in nodes:
-            if isinstance(node, ast.Call):
-                self.call(node)
-                if len(self.out) >= MAX_EFFECTS:
-                    break
+        calls = [node for node in nodes if isinstance(node, ast.Call)]
+        self.calls(calls)
+        for name, targets in list(self.alternatives.items())[:8]:
+            for target in targets[:8]:
+                if target != self.aliases.get(name):
+                    self.aliases[name] = target
+                    self.calls(calls)
         return self.out
+
+    def calls(self, calls: list[ast.Call]) -> None:
+        for node in calls:
+            if len(self.out) >= MAX_EFFECTS:
+                break
+            self.call(node)
 
     # -- names and values ----------------------------------------------------------------------------
 

@@ -1,0 +1,262 @@
+"""Programs that run code the gateway cannot read, or take their commands from a terminal.
+
+The gateway reads bash, Python, JavaScript, Ruby, Perl and PHP with their own parsers. Every other
+language a program accepts inline (`julia -e`, `lua -e`, `pwsh -c`, `gdb -ex`, `vim -c`, TeX given on
+the command line, `dosbox -c`) is code nobody has vouched for: ``dynamic_command`` (SPEC §2.3 — a
+parse failure is never an allow). So is a REPL or shell started without a program (it runs whatever
+is typed or piped into it), a program reading its program from stdin, and a session program that
+hands out shells (screen, tmux, file managers, `terraform console`). Running a script *file* of the
+workspace is not flagged, as for any interpreter: the file is the agent's work; a file written in the
+same command line is judged by ``handoff``.
+
+Paths and hosts named in the code are still noted (`generic.note_arguments`), so `lua -e` code
+naming /etc/shadow is credential access as well.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gateway.shell import categories as cat
+from gateway.shell.flow import EMPTY, OPAQUE, Flow
+from gateway.shell.generic import note_arguments
+from gateway.shell.invocation import Call
+from gateway.shell.words import Word
+
+Handler = Callable[[Call], Flow]
+
+_INFO = frozenset({"--version", "-version", "-v", "-V", "--help", "-help", "-h", "-?"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Program:
+    code: frozenset[str] = frozenset()  # options whose value is program text (`-e`, `--eval`)
+    files: frozenset[str] = frozenset()  # options whose value is a script file (`-x`, `-S`)
+    values: frozenset[str] = frozenset()  # other options that take a value
+    unsafe: frozenset[str] = frozenset()  # flags that let it run commands (`--shell-escape`, `-U`)
+    repl: bool = True  # with no program given, it reads commands from a terminal or stdin
+    script_operand: bool = True  # the first operand is a script file (else: data files)
+    edits_operands: bool = False  # an editor: the files it opens may be written
+    inline_prefix: str = ""  # an operand starting with this is program text (TeX: `\`)
+    harmless: frozenset[str] = frozenset()  # commands that only inspect (gdb `bt`): their text is no risk
+
+
+def _set(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+_TEX = _Program(
+    unsafe=_set("--shell-escape", "-shell-escape", "--enable-write18", "-enable-write18"),
+    values=_set("-output-directory", "--output-directory", "-jobname", "--jobname", "-interaction",
+                "--interaction", "-fmt", "-cnf-line"),
+    repl=False, inline_prefix="\\",
+)
+_EDITOR = _Program(code=_set("-c", "--cmd", "--eval", "-cmd"), files=_set("-S", "-s", "-l", "--load", "-u", "-x"),
+                   values=_set("-t", "-T", "-i", "-w", "-W", "-f"), repl=True, script_operand=False,
+                   edits_operands=True)
+
+# gdb commands that only run and inspect the program being debugged (`gdb -batch -ex run -ex bt ./a.out`);
+# `shell`, `!`, `pipe`, `python`, `call`, `dump`, `source`, `set logging` … are not among them.
+_GDB_INSPECT = _set("run", "r", "start", "starti", "bt", "backtrace", "where", "info", "i", "print", "p", "list",
+                    "l", "frame", "f", "up", "down", "thread", "continue", "c", "next", "n", "step", "s", "stepi",
+                    "nexti", "break", "b", "tbreak", "watch", "finish", "quit", "q", "disassemble", "x", "display",
+                    "ptype", "whatis", "kill", "detach", "set pagination", "set confirm", "set print", "set width",
+                    "set height", "set var", "set variable", "handle", "catch", "delete", "until", "advance")
+
+PROGRAMS: dict[str, _Program] = {
+    "julia": _Program(code=_set("-e", "-E", "--eval", "--print"), files=_set("-L", "--load"),
+                      values=_set("-t", "--threads", "-p", "--procs", "--project", "-J", "--sysimage")),
+    **dict.fromkeys(("lua", "luajit", "texlua"), _Program(code=_set("-e"), values=_set("-l"))),
+    "jrunscript": _Program(code=_set("-e"), files=_set("-f"), values=_set("-cp", "-classpath", "-l")),
+    "jshell": _Program(values=_set("--class-path", "--module-path", "--add-modules", "-R", "-J")),
+    **dict.fromkeys(("octave", "octave-cli"), _Program(code=_set("--eval"), values=_set("-p", "--path"))),
+    "R": _Program(code=_set("-e"), files=_set("-f", "--file")),
+    "Rscript": _Program(code=_set("-e"), repl=False),
+    **dict.fromkeys(("tclsh", "wish", "jimsh"), _Program()),
+    "expect": _Program(code=_set("-c"), files=_set("-f")),
+    **dict.fromkeys(("pwsh", "powershell", "pwsh-preview"), _Program(
+        code=_set("-c", "-command", "-Command", "--command", "-e", "-ec", "-enc", "-EncodedCommand",
+                  "-encodedcommand"),
+        files=_set("-f", "-file", "-File"),
+        values=_set("-ExecutionPolicy", "-executionpolicy", "-wd", "-WorkingDirectory", "-o", "-OutputFormat"))),
+    **dict.fromkeys(("elvish", "xonsh", "nu", "rc", "es", "scsh"), _Program(code=_set("-c"))),
+    "gdb": _Program(code=_set("-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--init-eval-command"),
+                    files=_set("-x", "--command", "-ix", "--init-command"),
+                    values=_set("-p", "--pid", "-d", "--directory", "-cd", "--cd", "-c", "--core", "-s", "--symbols",
+                                "-e", "--exec", "-se"),
+                    repl=True, script_operand=False, harmless=_GDB_INSPECT),
+    "puppet": _Program(code=_set("-e", "--execute"), repl=False, script_operand=False),
+    **dict.fromkeys(("vim", "vi", "nvim", "view", "rvim", "gvim", "vimdiff", "ex", "evim"), _EDITOR),
+    **dict.fromkeys(("emacs", "emacsclient"), _EDITOR),
+    **dict.fromkeys(("nano", "pico", "joe", "micro", "mcedit", "kak", "hx", "helix", "jed", "ne", "mg", "zile"),
+                    _Program(repl=False, script_operand=False, edits_operands=True,
+                             values=_set("-T", "--tabsize", "-Y", "--syntax"))),
+    # ed and ex read editing commands (`!cmd`, `w FILE`) from stdin.
+    **dict.fromkeys(("ed", "red"), _Program(repl=False, script_operand=False, edits_operands=True,
+                                            values=_set("-p"))),
+    "dosbox": _Program(code=_set("-c"), values=_set("-conf", "-lang", "-machine"), repl=True, script_operand=False),
+    "bpftrace": _Program(code=_set("-e"), unsafe=_set("--unsafe"), values=_set("-p", "-c", "-o", "-f", "-B"),
+                         repl=False),
+    **dict.fromkeys(("tex", "etex", "pdftex", "xetex", "luatex", "latex", "pdflatex", "xelatex", "lualatex",
+                     "context", "mpost", "amstex", "platex", "uplatex"), _TEX),
+    "latexmk": _Program(code=_set("-e"), unsafe=_set("-shell-escape", "--shell-escape"), files=_set("-r"),
+                        repl=False),
+    "dvips": _Program(unsafe=_set("-R0", "-R-"), values=_set("-o", "-P", "-t", "-p", "-l"), repl=False,
+                      script_operand=False),
+    **dict.fromkeys(("groff", "troff", "nroff", "pic", "gpic", "grog", "soelim", "eqn", "tbl"),
+                    _Program(unsafe=_set("-U"), values=_set("-m", "-M", "-F", "-T", "-d", "-r", "-I", "-n", "-o", "-w",
+                                                             "-W", "-f", "-P"),
+                             repl=False, script_operand=False)),
+    **dict.fromkeys(("sbcl", "clisp", "ecl", "ccl"), _Program(code=_set("--eval", "-x", "-eval"),
+                                                              files=_set("--load", "--script", "-i", "-load"))),
+    "guile": _Program(code=_set("-c"), files=_set("-l", "-s")),
+    "racket": _Program(code=_set("-e", "--eval"), files=_set("-f", "--load", "-r", "--script")),
+    **dict.fromkeys(("scala", "groovy", "kotlin", "kotlinc"), _Program(code=_set("-e"))),
+    **dict.fromkeys(("erl",), _Program(code=_set("-eval"), values=_set("-s", "-run", "-sname", "-name", "-pa",
+                                                                        "-pz", "-setcookie"))),
+    **dict.fromkeys(("elixir", "iex"), _Program(code=_set("-e", "--eval"), files=_set("-r", "--require"))),
+    **dict.fromkeys(("ghci", "irb", "pry", "swift", "gforth", "scheme", "chicken", "csi"), _Program(
+        code=_set("-e", "--eval"))),
+}
+
+# Sessions that hand out shells or run typed commands: multiplexers, file managers, consoles.
+_SESSIONS = frozenset({"screen", "tmux", "byobu", "zellij", "dtach", "abduco", "capsh", "sg", "newgrp", "ranger",
+                       "ncdu", "mc", "nnn", "vifm", "lf", "minicom", "picocom", "cu", "posh-session"})
+# Subcommands of those that only look (`tmux ls`, `screen -ls`).
+_SESSION_QUERIES = frozenset({"ls", "list-sessions", "list-windows", "list-panes", "has-session", "has",
+                              "-ls", "-list", "capture-pane", "display-message", "info", "-v", "-V", "--version",
+                              "show-environment", "showenv", "show-options", "show", "list-keys", "list-clients",
+                              "list-buffers", "show-buffer", "lsw", "lsp", "lsc", "lsb", "display",
+                              "--help", "-h"})
+# `CLI console`-style subcommands that open a REPL of their own.
+CONSOLES: dict[str, frozenset[str]] = {
+    "terraform": _set("console"), "tofu": _set("console"), "rails": _set("console", "c", "dbconsole", "db"),
+    "ansible-test": _set("shell"), "flask": _set("shell"), "dotnet": _set("fsi"), "php": _set("-a"),
+    "vagrant": _set("ssh"), "heroku": _set("run"), "kubectl": _set("attach"),
+}
+
+
+def _handler(program: _Program) -> Handler:
+    def handle(call: Call) -> Flow:
+        args = call.args
+        if args and all(w.value in _INFO for w in args):
+            return OPAQUE
+        code: list[Word] = []
+        operands: list[Word] = []
+        script_given = False
+        i = 0
+        while i < len(args):
+            word = args[i]
+            text = word.value
+            name, eq, _ = text.partition("=")
+            value: Word | None = None
+            if text in program.unsafe or name in program.unsafe:
+                call.flag(cat.DYNAMIC_COMMAND)
+            elif name in program.code or name in program.files or name in program.values:
+                value = word.tail(len(name) + 1) if eq else args[i + 1] if i + 1 < len(args) else None
+                i += 0 if eq else 1
+                if value is not None and name in program.code:
+                    code.append(value)
+                elif value is not None and name in program.files:
+                    script_given = True
+                    call.read(value)
+            elif text.startswith("+") and program is _EDITOR:
+                code.append(word.tail(1))  # vim +CMD
+            elif len(text) > 2 and text[0] == "-" and text[:2] in program.code and not text.startswith("--"):
+                code.append(word.tail(2))  # `-eCODE`
+            elif program.inline_prefix and text.startswith(program.inline_prefix):
+                code.append(word)
+            elif text == "-" or not text.startswith("-"):
+                operands.append(word)
+            i += 1
+        if any(not _harmless(program, w.value) for w in code):
+            call.flag(cat.DYNAMIC_COMMAND)  # program text in a language the gateway does not read
+            note_arguments(call, code)
+        if program.script_operand and operands and not code:
+            script_given = True
+            call.read(operands[0])  # a secret run as a script is a secret read
+            operands = operands[1:]
+        opened = bool(operands)
+        if program.edits_operands:
+            for word in operands:
+                if word.value != "-":
+                    call.write(word)
+            operands = []
+        if not code and not script_given and program.repl and call.stdin is EMPTY and not opened:
+            call.flag(cat.DYNAMIC_COMMAND)  # a REPL: what it runs comes from a terminal
+        elif not code and not script_given and call.stdin is not EMPTY and (program.repl or program.edits_operands):
+            call.flag(cat.DYNAMIC_COMMAND)  # its program (or ed commands) arrive on stdin
+        note_arguments(call, operands)
+        return OPAQUE
+
+    return handle
+
+
+def _harmless(program: _Program, text: str) -> bool:
+    words = text.split()
+    return bool(words) and (words[0] in program.harmless or " ".join(words[:2]) in program.harmless) and not any(
+        c in text for c in "|!;$`")
+
+
+_M4_SYSCMD = re.compile(r"\be?syscmd\s*\(\s*`?([^)']*)'?\s*\)")
+
+
+def m4(call: Call) -> Flow:
+    """m4 runs `syscmd(CMD)`/`esyscmd(CMD)` from its input; input we can see is checked for them."""
+    operands = [w for w in call.args if not w.value.startswith("-")]
+    texts = [call.stdin.script] if call.stdin.script is not None else []
+    for word in operands:
+        path = call.read(word)
+        content = call.scope.files.get(path) if path is not None else None
+        if content is not None and content.script is not None:
+            texts.append(content.script)
+    if call.stdin.opaque and not operands:
+        call.flag(cat.DYNAMIC_COMMAND)
+    for text in texts:
+        for match in _M4_SYSCMD.finditer(text[: 1 << 16]):
+            call.run_script(match.group(1))
+    return OPAQUE
+
+
+def run_parts(call: Call) -> Flow:
+    """run-parts DIR runs every program in DIR: a system directory (`/bin`) means running anything."""
+    values = [w.value for w in call.args]
+    if "--test" in values or "--list" in values:
+        return OPAQUE
+    for word in call.args:
+        if not word.value.startswith("-"):
+            path = call.inspect(word)
+            if path is None or not path.startswith(call.facts.workspace or "\0"):
+                call.flag(cat.DYNAMIC_COMMAND)
+    return OPAQUE
+
+
+def session(call: Call) -> Flow:
+    """screen, tmux, capsh, sg, file managers …: a shell or a command typed into them runs."""
+    words = [w.value for w in call.args if not w.value.startswith("-") or w.value in _SESSION_QUERIES]
+    if not (words[:1] and words[0] in _SESSION_QUERIES):
+        call.flag(cat.DYNAMIC_COMMAND)
+    note_arguments(call, call.args)
+    return OPAQUE
+
+
+HANDLERS: dict[str, Handler] = {
+    **{name: _handler(program) for name, program in PROGRAMS.items()},
+    **dict.fromkeys(_SESSIONS, session),
+    "m4": m4,
+    "run-parts": run_parts,
+}
+
+
+def opens_console(call: Call) -> bool:
+    """`terraform console`, `dotnet fsi` (no script), `ansible-test shell` …: a REPL of the CLI itself."""
+    subcommands = CONSOLES.get(call.name)
+    if not subcommands:
+        return False
+    first = next((w.value for w in call.args if not w.value.startswith("-") or w.value in subcommands), None)
+    if first not in subcommands:
+        return False
+    rest = [w for w in call.args if not w.value.startswith("-") and w.value != first]
+    return not (call.name == "dotnet" and rest)  # `dotnet fsi script.fsx` runs a file

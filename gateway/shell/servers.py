@@ -1,0 +1,82 @@
+"""Commands that open the machine to the network: servers on every interface, tunnels, packet capture.
+
+An agent starting a dev server on localhost is ordinary work. A server bound to every interface
+(`0.0.0.0`, `::`, `*`) serves the workspace — or `/` — to whoever can reach the machine, a tunnel
+(`code tunnel`, `ngrok`, `cloudflared`, `ssh -R`) publishes a local port to the internet, a few
+programs serve files on all interfaces unless told otherwise (`python -m http.server`, `php -S`,
+`busybox httpd`, `ruby -run -e httpd`), `fzf --listen` runs commands sent over HTTP, and a packet
+capture sees other programs' traffic, credentials included. All of them are ``network_listen``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from gateway.shell import categories as cat
+from gateway.shell import hosts as hostnames
+from gateway.shell.invocation import Call
+
+# An address meaning "every interface", alone or with a port (`0.0.0.0:80`, `[::]:8080`, `*:80`).
+_ALL_INTERFACES = re.compile(r"(?:^|[=@\s])(?:(?:0\.0\.0\.0|\[?::\]?)(?::\d+)?|\*:\d+)$")
+# Servers that listen on every interface unless given a loopback address.
+_SERVERS = frozenset({"httpd", "nginx", "apache2", "apachectl", "lighttpd", "thttpd", "mini_httpd", "darkhttpd",
+                      "webfsd", "http-server", "miniserve", "caddy", "simple-http-server", "twistd", "dufs"})
+_TUNNELS = {"code": "tunnel", "code-insiders": "tunnel", "cloudflared": "tunnel", "tailscale": "funnel"}
+_ALWAYS = frozenset({"ngrok", "lt", "localtunnel", "bore", "frpc", "chisel", "tcpdump", "tshark", "wireshark",
+                     "dumpcap", "termshark", "ngrep", "tcpflow", "ettercap", "bettercap"})
+_PYTHON_SERVERS = frozenset({"http.server", "SimpleHTTPServer", "pyftpdlib", "smtpd", "aiosmtpd",
+                             "wsgiref.simple_server"})
+_PYTHON_CODE_SERVER = re.compile(r"serve_forever|TCPServer\(|HTTPServer\(")
+_RUBY_SERVER = re.compile(r"\bhttpd\b|WEBrick|HTTPServer")
+
+
+def listens(call: Call) -> bool:
+    """Whether ``call`` exposes the machine to the network (see the module docstring)."""
+    name = call.name
+    values = [w.value for w in call.args]
+    if any(_ALL_INTERFACES.search(v) and "://" not in v for v in values):
+        return True
+    if name in _ALWAYS:
+        return True
+    if name in _TUNNELS and _TUNNELS[name] in values:
+        return True
+    if name == "fzf":
+        return any(v == "--listen" or v.startswith("--listen=") for v in values)
+    if name == "ssh":
+        return any(v == "-R" or (v.startswith("-R") and len(v) > 2) for v in values)
+    loopback = any(_is_loopback_address(v) for v in values)
+    if name in _SERVERS or (name == "busybox" and values[:1] == ["httpd"]):
+        return not loopback
+    if name == "php":
+        return any(v == "-S" for v in values) and not loopback
+    if name.startswith(("python", "pypy")):
+        module = next((values[i + 1] for i, v in enumerate(values[:-1]) if v == "-m"), None)
+        code = next((values[i + 1] for i, v in enumerate(values[:-1]) if v == "-c"), "")
+        return (module in _PYTHON_SERVERS or bool(_PYTHON_CODE_SERVER.search(code))) and not loopback
+    if name.startswith("ruby"):
+        code = " ".join(values)
+        return ("-run" in values or "-rwebrick" in values or "webrick" in code.lower()) and bool(
+            _RUBY_SERVER.search(code)) and not loopback
+    if name in ("kubectl", "oc") and values[:1] in (["proxy"], ["port-forward"]):
+        return any(v.startswith("--address") and not _is_loopback_address(v.split("=", 1)[-1]) for v in values)
+    return False
+
+
+def _is_loopback_address(value: str) -> bool:
+    host = value.split("=", 1)[-1]
+    if host.startswith("[") and "]" in host:
+        host = host[1:host.index("]")]
+    elif host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    if not host or not hostnames.is_local(host):
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_unspecified  # 0.0.0.0 and :: are every interface
+    except ValueError:
+        return True  # localhost
+
+
+def judge(call: Call) -> None:
+    if listens(call):
+        call.flag(cat.NETWORK_LISTEN)
