@@ -225,6 +225,8 @@ def _file_facts(
         categories.add("gate_tamper")
     if action_type == c.WRITE_FILE and any(is_persistence_path(f.path, home) for f in facts):
         categories.add("persistence")
+    if action_type == c.WRITE_FILE and any(P.in_other_project(f.path, cwd, home) for f in facts):
+        categories.add("other_project")
     if pattern is not None:  # Glob: the target is the pattern under its root
         root = facts[0].path if facts else P.resolve(".", cwd, home)
         target = pattern if pattern.startswith("/") else posixpath.join(root, pattern)

@@ -1,12 +1,14 @@
 """Lexical path resolution and classification (SPEC §2.2).
 
-Resolution is purely lexical (``~``, ``.``/``..``, relative to the agent's ``cwd``): the gateway must not
-touch the agent's filesystem, and a symlink it could see might not be what the agent sees anyway.
+Resolution is purely lexical (``~``, ``.``/``..``, relative to the agent's ``cwd``): the gateway does not
+follow the agent's filesystem, and a symlink it could see might not be what the agent sees anyway. The
+one exception, ``in_other_project``, only asks whether a `.git` exists above a path under home.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +74,31 @@ def workspace_root(cwd: str | None, home: str) -> str | None:
 def _touches_system_dirs(path: str) -> bool:
     """``path`` lies in one of the system's own directories, or contains one (`/usr` contains `/usr/bin`)."""
     return any(is_within(path, p) or is_within(p, path) for p in _NOT_WORKSPACE_ROOTS)
+
+
+def in_other_project(path: str, cwd: str | None, home: str) -> bool:
+    """``path`` (resolved) lies in another git repository under ``home`` than the workspace's own: a
+    directory between it and home holds `.git` (`~/other-repo/src/x.py`). Someone else's checkout is
+    someone's work. This is the one fact read from the filesystem rather than from the path: it is seen
+    where the gateway shares the agents' filesystem (the embedded and same-machine setups) and simply not
+    found elsewhere; only the existence of `.git` entries is looked at."""
+    if not home or home == "/" or classify(path, cwd, home) != HOME:
+        return False
+    root = _repository_root(path, posixpath.normpath(home))  # the path itself may be a checkout (`cp f ~/repo/`)
+    if root is None:
+        return False
+    workspace = workspace_root(cwd, home)
+    return workspace is None or not is_within(workspace, root)
+
+
+def _repository_root(directory: str, home: str) -> str | None:
+    for _ in range(32):
+        if directory == home or not is_within(directory, home):
+            return None  # home itself under version control (a dotfiles setup) is not "another project"
+        if os.path.lexists(directory + "/.git"):
+            return directory
+        directory = posixpath.dirname(directory)
+    return None
 
 
 def agent_home(value: str | None) -> str | None:

@@ -18,28 +18,9 @@ if TYPE_CHECKING:
 
 
 def event_body(event: Mapping[str, Any], dialect: str, env: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
-    ident = gate.identity(event, dialect, env)
-    response = event.get("tool_response")
-    failed = False
-    if isinstance(response, dict):
-        failed = bool(response.get("is_error") or response.get("error") or response.get("interrupted"))
-    body: dict[str, Any] = {
-        "agent_id": ident[c.F_AGENT_ID],
-        "tool": str(event.get("tool_name") or "unknown")[:256],
-        "success": not failed,
-        "size": len(wire.dumps(response)) if response is not None else 0,
-    }
-    duration = event.get("duration_ms")
-    if isinstance(duration, int | float) and not isinstance(duration, bool) and duration >= 0:
-        body["duration_ms"] = int(duration)
-    for field in (c.F_TOOL_USE_ID, c.F_SESSION_ID):
-        if isinstance(ident.get(field), str):
-            body[field] = ident[field]
-    if failed and isinstance(response, dict):
-        error = response.get("error")
-        if isinstance(error, str | dict):
-            body["error"] = str(error.get("message", error) if isinstance(error, dict) else error)[:4000]
-    return str(ident[c.F_RUN_ID]), body
+    ev = dict(event)
+    agent_id = env.get(c.ENV_AGENT_ID) or dialects.default_agent_id(ev, dialect)
+    return env.get(c.ENV_RUN_ID) or c.DEFAULT_RUN_ID, dialects.completion(ev, agent_id)
 
 
 def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None, key_file: str | None,

@@ -1,10 +1,17 @@
-"""Answers in each calling CLI's own dialect (see shared/reference/agent-cli-hooks.md §1.5, §2.3).
+"""The Claude Code / Gemini CLI hook dialects, read and written in one place.
 
-The wrong shape is silently ignored by both CLIs (and the tool then runs), so these two functions are
-the only place the shapes are written. The gateway's Claude http-hook endpoint uses them too.
+Both CLIs send a JSON event and read a JSON answer (the hook protocol notes in the development
+workspace, §1.5 and §2.3). The wrong answer shape is silently ignored by both (and the tool then runs), and
+the events differ in small ways (Gemini's ``mcp_context``, Claude's ``mcp_server``; error fields of a
+finished call). Everything that turns an event into a gateway request, a finished call into an audit
+event, or a gateway result into an answer lives here, and is used by all three callers: the hook's
+``gate`` and ``complete`` commands and the gateway's native Claude http-hook endpoint.
 """
 
 from __future__ import annotations
+
+from hook import contract as c
+from hook import wire
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the hook imports nothing it does not need at run time
@@ -58,3 +65,104 @@ def deny(dialect: str, reason: str) -> dict[str, Any]:
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                        "permissionDecisionReason": clip(reason)}}
     return {"decision": "deny", "reason": clip(reason)}
+
+
+# -- events → gateway requests ---------------------------------------------------------------------
+
+_EVENT_FIELDS = (c.F_SESSION_ID, c.F_CWD, c.F_TOOL_USE_ID, c.F_AGENT_TYPE)
+
+
+def default_agent_id(event: dict[str, Any], dialect: str) -> str:
+    """An agent id when the caller gives none: the CLI session's, so one session is one agent. A Claude
+    subagent's calls count for the agent that spawned it (a subagent must not be a way around that agent's
+    throttles); its type goes to the audit trail."""
+    session = event.get("session_id") if isinstance(event.get("session_id"), str) else ""
+    return f"{dialect}-{session[:12]}" if session else f"{dialect}-agent"
+
+
+def dispatch_fields(event: dict[str, Any], dialect: str, *, run_id: str, agent_id: str, role: str | None,
+                    home: str | None) -> dict[str, Any]:
+    """The dispatch request for a PreToolUse / BeforeTool event."""
+    body: dict[str, Any] = {
+        c.F_RUN_ID: run_id,
+        c.F_AGENT_ID: agent_id,
+        c.F_PROVIDER: PROVIDERS[dialect],
+        c.F_TOOL: event.get("tool_name"),
+        c.F_INPUT: event.get("tool_input"),
+    }
+    if role:
+        body[c.F_ROLE] = role
+    if home:
+        body[c.F_HOME] = home
+    for field in _EVENT_FIELDS:
+        value = event.get(field)
+        if isinstance(value, str) and value:
+            body[field] = value
+    server = mcp_server(event)
+    if server:
+        body[c.F_MCP_SERVER] = server
+    return body
+
+
+def mcp_server(event: dict[str, Any]) -> str | None:
+    ctx = event.get("mcp_context")  # Gemini
+    if isinstance(ctx, dict) and isinstance(ctx.get("server_name"), str):
+        return str(ctx["server_name"])
+    srv = event.get("mcp_server")  # Claude
+    if isinstance(srv, dict) and isinstance(srv.get("name"), str):
+        return str(srv["name"])
+    return None
+
+
+def completion(event: dict[str, Any], agent_id: str) -> dict[str, Any]:
+    """The audit event for a PostToolUse / AfterTool event (the tool already ran)."""
+    response = event.get("tool_response")
+    failed = False
+    if isinstance(response, dict):
+        failed = bool(response.get("is_error") or response.get("error") or response.get("interrupted"))
+    body: dict[str, Any] = {
+        "agent_id": agent_id,
+        "tool": str(event.get("tool_name") or "unknown")[:256],
+        "success": not failed,
+        "size": len(wire.dumps(response)) if response is not None else 0,
+    }
+    duration = event.get("duration_ms")
+    if isinstance(duration, int | float) and not isinstance(duration, bool) and duration >= 0:
+        body["duration_ms"] = int(duration)
+    for field in (c.F_TOOL_USE_ID, c.F_SESSION_ID):
+        value = event.get(field)
+        if isinstance(value, str) and value:
+            body[field] = value
+    if failed and isinstance(response, dict):
+        error = response.get("error")
+        if isinstance(error, str | dict):
+            body["error"] = str(error.get("message", error) if isinstance(error, dict) else error)[:4000]
+    return body
+
+
+# -- gateway results → answers ---------------------------------------------------------------------
+
+def answer(result: dict[str, Any], dialect: str) -> dict[str, Any]:
+    """The answer for a dispatch result. Anything but a well-formed allow is a deny with the reason: an
+    unknown outcome, a reroute without its replacement input, a pending approval, a block."""
+    outcome = result.get(c.R_OUTCOME)
+    reason = str(result.get(c.R_REASON) or "")
+    rule = result.get(c.R_RULE)
+    if outcome not in c.OUTCOMES:
+        return deny(dialect, f"acteon-swarm: unknown outcome {outcome!r} from the gateway; call blocked")
+    if result.get(c.R_ALLOWED) is True and outcome in c.ALLOWED_OUTCOMES:
+        updated = result.get(c.R_UPDATED_INPUT) if outcome == c.REROUTED else None
+        if outcome == c.REROUTED and not isinstance(updated, dict):
+            return deny(dialect, "acteon-swarm: rerouted without a replacement input; call blocked")
+        return allow(dialect, f"acteon-swarm: {outcome} ({rule})", updated)
+    if outcome == c.PENDING_APPROVAL:
+        approval = result.get(c.R_APPROVAL_ID) or "?"
+        return deny(dialect, f"acteon-swarm: waiting for human approval ({approval}); not run. {reason}".strip())
+    return deny(dialect, f"acteon-swarm blocked this call ({outcome}, rule {rule}): {reason}")
+
+
+def rejected(approval_id: str, view: dict[str, Any]) -> str:
+    """The reason shown when a human rejected the call."""
+    by = view.get("resolved_by") or "an operator"
+    why = view.get("resolution_reason") or "no reason given"
+    return f"acteon-swarm: a human rejected this call ({approval_id}), by {by}: {why}"

@@ -27,39 +27,11 @@ class Denied(Exception):
 
 def identity(event: Mapping[str, Any], dialect: str, env: Mapping[str, str]) -> dict[str, Any]:
     """The dispatch request for one hook event, identity from ACTEON_* variables."""
-    session = event.get("session_id") if isinstance(event.get("session_id"), str) else None
-    # A Claude subagent's calls count for the agent that spawned it: a subagent must not be a way
-    # around that agent's throttles. Its type goes to the audit trail.
-    agent_id = env.get(c.ENV_AGENT_ID) or (f"{dialect}-{session[:12]}" if session else f"{dialect}-agent")
-    body: dict[str, Any] = {
-        c.F_RUN_ID: env.get(c.ENV_RUN_ID) or c.DEFAULT_RUN_ID,
-        c.F_AGENT_ID: agent_id,
-        c.F_PROVIDER: dialects.PROVIDERS[dialect],
-        c.F_TOOL: event.get("tool_name"),
-        c.F_INPUT: event.get("tool_input"),
-    }
-    if env.get(c.ENV_AGENT_ROLE):
-        body[c.F_ROLE] = env[c.ENV_AGENT_ROLE]
-    if env.get("HOME"):
-        body[c.F_HOME] = env["HOME"]
-    for field in (c.F_SESSION_ID, c.F_CWD, c.F_TOOL_USE_ID, c.F_AGENT_TYPE):
-        value = event.get(field)
-        if isinstance(value, str) and value:
-            body[field] = value
-    server = _mcp_server(event)
-    if server:
-        body[c.F_MCP_SERVER] = server
-    return body
-
-
-def _mcp_server(event: Mapping[str, Any]) -> str | None:
-    ctx = event.get("mcp_context")  # Gemini
-    if isinstance(ctx, dict) and isinstance(ctx.get("server_name"), str):
-        return str(ctx["server_name"])
-    srv = event.get("mcp_server")  # Claude
-    if isinstance(srv, dict) and isinstance(srv.get("name"), str):
-        return str(srv["name"])
-    return None
+    ev = dict(event)
+    return dialects.dispatch_fields(
+        ev, dialect, run_id=env.get(c.ENV_RUN_ID) or c.DEFAULT_RUN_ID,
+        agent_id=env.get(c.ENV_AGENT_ID) or dialects.default_agent_id(ev, dialect),
+        role=env.get(c.ENV_AGENT_ROLE) or None, home=env.get("HOME") or None)
 
 
 def agent_key(env: Mapping[str, str], key_file: str | None) -> str:
@@ -131,29 +103,13 @@ def _await_approval(
         if status == c.APPROVAL_APPROVED:
             return _call("POST", url, c.DISPATCH_PATH, key, body, min(deadline, now() + c.DISPATCH_TIMEOUT_S))
         if status == c.APPROVAL_REJECTED:
-            by = view.get("resolved_by") or "an operator"
-            why = view.get("resolution_reason") or "no reason given"
-            raise Denied(f"acteon-swarm: a human rejected this call ({approval_id}), by {by}: {why}")
+            raise Denied(dialects.rejected(approval_id, view))
         if status != c.APPROVAL_PENDING:
             raise Denied(f"acteon-swarm: approval {approval_id} is {status}; call blocked")
 
 
 def _answer(result: dict[str, Any], dialect: str) -> dict[str, Any]:
-    outcome = result.get(c.R_OUTCOME)
-    reason = str(result.get(c.R_REASON) or "")
-    rule = result.get(c.R_RULE)
-    if outcome not in c.OUTCOMES:
-        raise Denied(f"acteon-swarm: unknown outcome {outcome!r} from the gateway; call blocked")
-    allowed = result.get(c.R_ALLOWED) is True and outcome in c.ALLOWED_OUTCOMES
-    if allowed:
-        updated = result.get(c.R_UPDATED_INPUT) if outcome == c.REROUTED else None
-        if outcome == c.REROUTED and not isinstance(updated, dict):
-            raise Denied("acteon-swarm: rerouted without a replacement input; call blocked")
-        return dialects.allow(dialect, f"acteon-swarm: {outcome} ({rule})", updated)
-    if outcome == c.PENDING_APPROVAL:
-        approval = result.get(c.R_APPROVAL_ID) or "?"
-        raise Denied(f"acteon-swarm: waiting for human approval ({approval}); not run. {reason}".strip())
-    raise Denied(f"acteon-swarm blocked this call ({outcome}, rule {rule}): {reason}")
+    return dialects.answer(result, dialect)
 
 
 def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None, key_file: str | None,

@@ -71,26 +71,16 @@ async def _handle(request: Request) -> Response:
     headers = request.headers
     # Claude expands an unset $VAR in a header to "": treat empty as absent.
     run_id = headers.get(c.HEADER_RUN_ID) or who.run_id or c.DEFAULT_RUN_ID
-    session = event.get("session_id") if isinstance(event.get("session_id"), str) else ""
-    agent_id = headers.get(c.HEADER_AGENT_ID) or (f"claude-{session[:12]}" if session else "claude-agent")
+    agent_id = headers.get(c.HEADER_AGENT_ID) or dialects.default_agent_id(event, dialects.CLAUDE)
     who.require_run(run_id)
     if name == "PostToolUse":
-        await _record_completion(st, run_id, agent_id, event)
+        await _record_completion(st, run_id, dialects.completion(event, agent_id))
         return _json({})
     if name != "PreToolUse":
         return _json({})  # no decision to make for other events
-    fields: dict[str, Any] = {
-        c.F_RUN_ID: run_id, c.F_AGENT_ID: agent_id, c.F_PROVIDER: c.PROVIDER_CLAUDE,
-        c.F_TOOL: event.get("tool_name"), c.F_INPUT: event.get("tool_input"),
-        c.F_ROLE: headers.get(c.HEADER_AGENT_ROLE) or None,
-        c.F_HOME: headers.get(c.HEADER_HOME) or None,
-    }
-    for key in (c.F_SESSION_ID, c.F_CWD, c.F_TOOL_USE_ID, c.F_AGENT_TYPE):
-        if isinstance(event.get(key), str) and event[key]:
-            fields[key] = event[key]
-    server = event.get("mcp_server")
-    if isinstance(server, dict) and isinstance(server.get("name"), str):
-        fields[c.F_MCP_SERVER] = server["name"]
+    fields = dialects.dispatch_fields(event, dialects.CLAUDE, run_id=run_id, agent_id=agent_id,
+                                      role=headers.get(c.HEADER_AGENT_ROLE) or None,
+                                      home=headers.get(c.HEADER_HOME) or None)
     try:
         body = DispatchRequest.model_validate(fields)
     except ValidationError as e:
@@ -105,9 +95,8 @@ async def _handle(request: Request) -> Response:
             if view["status"] == c.APPROVAL_APPROVED:
                 result = await st.dispatcher.dispatch(body, dry_run=False)
             elif view["status"] == c.APPROVAL_REJECTED:
-                return _deny(f"acteon-swarm: a human rejected this call ({view['approval_id']}), by "
-                             f"{view.get('resolved_by') or 'an operator'}: {view.get('resolution_reason') or ''}")
-    return _json(_answer(result))
+                return _deny(dialects.rejected(view["approval_id"], view))
+    return _json(dialects.answer(result, dialects.CLAUDE))
 
 
 def _approval_wait(request: Request) -> float:
@@ -118,29 +107,9 @@ def _approval_wait(request: Request) -> float:
         return 0.0
 
 
-def _answer(result: dict[str, Any]) -> dict[str, Any]:
-    outcome, rule, reason = result[c.R_OUTCOME], result[c.R_RULE], result[c.R_REASON]
-    if result[c.R_ALLOWED]:
-        updated = result.get(c.R_UPDATED_INPUT) if outcome == c.REROUTED else None
-        return dialects.allow(dialects.CLAUDE, f"acteon-swarm: {outcome} ({rule})", updated)
-    if outcome == c.PENDING_APPROVAL:
-        return dialects.deny(dialects.CLAUDE, f"acteon-swarm: waiting for human approval "
-                                              f"({result.get(c.R_APPROVAL_ID)}); not run. {reason}")
-    return dialects.deny(dialects.CLAUDE, f"acteon-swarm blocked this call ({outcome}, rule {rule}): {reason}")
-
-
-async def _record_completion(st: GatewayState, run_id: str, agent_id: str, event: dict[str, Any]) -> None:
-    response = event.get("tool_response")
-    failed = isinstance(response, dict) and bool(response.get("is_error") or response.get("interrupted"))
-    duration = event.get("duration_ms")
+async def _record_completion(st: GatewayState, run_id: str, body: dict[str, Any]) -> None:
     try:
-        ev = EventIn(
-            agent_id=agent_id, tool=str(event.get("tool_name") or "unknown")[:256], success=not failed,
-            duration_ms=int(duration) if isinstance(duration, int | float) and duration >= 0 else None,
-            size=len(orjson.dumps(response, default=str)) if response is not None else 0,
-            tool_use_id=event.get("tool_use_id") if isinstance(event.get("tool_use_id"), str) else None,
-            session_id=event.get("session_id") if isinstance(event.get("session_id"), str) else None,
-        )
+        ev = EventIn.model_validate(body)
     except ValidationError:
         return  # the tool already ran; a malformed completion is simply not recorded
     await runs.get(st.backend, run_id)

@@ -29,6 +29,7 @@ DESTRUCTIVE_GIT = "destructive_git"  # discarding work or history, or git aimed 
 GATEWAY_STATE = "gateway_state"  # a Redis client: the gateway's decisions live in a Redis
 NETWORK_LISTEN = "network_listen"  # a server on every interface, a tunnel, packet capture
 SYSTEM_CONFIG = "system_config"  # sysctl, firewall, services, daemons, mounts, modules, users
+OTHER_PROJECT = "other_project"  # a write into another project under home (`~/other-repo/x`)
 
 ALL_CATEGORIES = frozenset(
     {
@@ -59,5 +60,6 @@ ALL_CATEGORIES = frozenset(
         PACKAGE_RUNNER,
         NETWORK_LISTEN,
         SYSTEM_CONFIG,
+        OTHER_PROJECT,
     }
 )

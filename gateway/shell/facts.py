@@ -8,7 +8,7 @@ the same whether it comes from `>`, `tee`, `cp` or `dd of=`.
 from __future__ import annotations
 
 from gateway.credentials import is_agent_config, is_secret_path
-from gateway.paths import PathFact, fact
+from gateway.paths import PathFact, fact, in_other_project
 from gateway.persistence import is_persistence_path
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
@@ -179,6 +179,8 @@ class Facts:
             self.flag(cat.POWER)
         elif not is_harmless_sink(path) and is_system_write(path, self.workspace, self.home):
             self.flag(cat.SYSTEM_WRITE)
+        elif in_other_project(path, self.workspace, self.home):
+            self.flag(cat.OTHER_PROJECT)
 
     def delete(self, word: Word, scope: Scope, recursive: bool) -> None:
         target = target_of(word, scope.cwd, scope.cwd_known, self.home)

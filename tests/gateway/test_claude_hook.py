@@ -89,3 +89,22 @@ def test_admin_can_mint_agent_keys_for_a_run(client) -> None:
                                              "input": {"command": "ls"}}, headers=key).status_code == 200
     assert client.post("/v1/runs/nope/agent-keys", headers=ADMIN).status_code == 404
     assert client.post("/v1/runs/default/agent-keys", headers=key).status_code == 403
+
+
+def test_a_failed_call_is_recorded_as_failed_with_its_error(client) -> None:
+    """One adapter (hook/dialects.py) reads completions for the hook command and this endpoint alike: a
+    response with an `error` is a failure here too (it used to count as a success on this path)."""
+    key = {"Authorization": f"Bearer {_run(client, 'r5')}", "X-Acteon-Agent-Id": "coder-5"}
+    post = {**EVENT, "hook_event_name": "PostToolUse", "tool_response": {"error": "exit status 2"}}
+    assert hook(client, post, key) == {}
+    events = client.get("/v1/runs/r5/events", headers=ADMIN).json()["events"]
+    assert [(e["agent_id"], e["success"], e.get("error")) for e in events] == [("coder-5", False, "exit status 2")]
+
+
+def test_the_endpoint_and_the_hook_command_send_the_same_request() -> None:
+    from hook import dialects, gate
+
+    event = {**EVENT, "agent_type": "Explore", "mcp_server": {"name": "files"}}
+    env = {"ACTEON_RUN_ID": "r6", "ACTEON_AGENT_ID": "coder-6", "ACTEON_AGENT_ROLE": "coder", "HOME": "/home/a"}
+    assert gate.identity(event, dialects.CLAUDE, env) == dialects.dispatch_fields(
+        event, dialects.CLAUDE, run_id="r6", agent_id="coder-6", role="coder", home="/home/a")
