@@ -297,6 +297,8 @@ def _apply(call: Call, effects: list[program.Effect]) -> None:
                 call.run_script(value)
         elif kind == program.DYNAMIC:
             call.flag(cat.DYNAMIC_COMMAND)
+        elif kind == program.ENVIRONMENT:
+            call.flag(cat.CREDENTIAL_ACCESS)  # like `printenv`: every secret the agent holds
         elif kind == program.DELETE_TREE:
             if value is None:
                 call.flag(cat.DESTRUCTIVE_DELETE)  # a recursive delete of a path built at run time

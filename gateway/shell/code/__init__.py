@@ -21,6 +21,7 @@ from gateway.shell.code.effects import (
     DELETE,
     DELETE_TREE,
     DYNAMIC,
+    ENVIRONMENT,
     EXEC,
     READ,
     WRITE,
@@ -40,4 +41,5 @@ def effects_of(language: str, source: str) -> list[Effect] | None:
     return grammar_effects(language, source)
 
 
-__all__ = ["CONNECT", "DELETE", "DELETE_TREE", "DYNAMIC", "EXEC", "READ", "WRITE", "Effect", "effects_of"]
+__all__ = ["CONNECT", "DELETE", "DELETE_TREE", "DYNAMIC", "ENVIRONMENT", "EXEC", "READ", "WRITE", "Effect",
+           "effects_of"]

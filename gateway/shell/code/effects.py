@@ -11,6 +11,7 @@ READ = "read"  # reads a file (secrets)
 EXEC = "exec"  # runs a shell command (value: the command line)
 CONNECT = "connect"  # opens a connection (value: host)
 DYNAMIC = "dynamic"  # runs code that cannot be known (eval of a variable, exec of a built string)
+ENVIRONMENT = "environment"  # the whole environment printed, serialized or iterated (API keys included)
 
 MAX_EFFECTS = 256  # a program with more API calls than this is judged on the first ones
 

@@ -9,6 +9,7 @@ literal: a command built at run time is ``DYNAMIC``, a recursive delete of a bui
 
 from __future__ import annotations
 
+import re
 import shlex
 import threading
 import warnings
@@ -22,6 +23,7 @@ from gateway.shell.code.effects import (
     DELETE,
     DELETE_TREE,
     DYNAMIC,
+    ENVIRONMENT,
     EXEC,
     MAX_EFFECTS,
     READ,
@@ -147,6 +149,8 @@ def effects(language: str, source: str) -> list[Effect] | None:
     nodes = list(_walk(tree.root_node))
     aliases = _aliases(nodes, grammar)
     out: list[Effect] = []
+    if _dumps_environment(nodes, language):
+        out.append(Effect(ENVIRONMENT, None))
     for node in nodes:
         if node.type in grammar.command_strings:
             out.append(Effect(EXEC, _literal(node, grammar)))
@@ -155,6 +159,54 @@ def effects(language: str, source: str) -> list[Effect] | None:
         if len(out) >= MAX_EFFECTS:
             break
     return out
+
+
+# The whole environment in each language (not one variable of it: `process.env.HOME`, `$ENV{HOME}`), and
+# the calls that print, serialize, write or send their arguments.
+_WHOLE_ENV = {
+    "javascript": re.compile(r"process\.env(?![\w.\[])"),
+    "ruby": re.compile(r"\bENV(?![\w\[.])|\bENV\.(?:to_h|to_a|to_s|each\w*|map|keys|values|inspect|select|filter)\b"),
+    "perl": re.compile(r"%ENV\b"),
+    "php": re.compile(r"\$_ENV(?!\s*\[)|\$_SERVER(?!\s*\[)|\bgetenv\(\s*\)"),
+}
+_ENV_SINKS = {
+    "javascript": frozenset({"log", "dir", "info", "error", "warn", "table", "stringify", "inspect", "write",
+                             "writeFileSync", "writeFile", "appendFileSync", "fetch", "send", "post", "entries",
+                             "values"}),
+    "ruby": frozenset({"p", "pp", "puts", "print", "generate", "dump", "write", "to_json", "inspect", "post"}),
+    "perl": frozenset({"print", "printf", "say", "Dumper", "encode_json", "to_json", "join", "map"}),
+    "php": frozenset({"print_r", "var_dump", "var_export", "json_encode", "echo", "print", "serialize",
+                      "file_put_contents", "implode"}),
+}
+_LOOPS = frozenset({"for_in_statement", "for_statement", "foreach_statement", "for", "loop_expression",
+                    "foreach_loop", "cstyle_for_statement"})
+_SINK_CALLS = frozenset({"call_expression", "call", "method_call", "function_call_expression", "echo_statement",
+                         "print_statement", "ambiguous_function_call_expression", "command", "func1op_call_expression"})
+
+
+def _dumps_environment(nodes: list[Node], language: str) -> bool:
+    """A call that prints, serializes, writes or sends the whole environment (`console.log(process.env)`,
+    `p ENV`, `print %ENV`, `print_r($_ENV)`), or a loop over it (`for (k in process.env)`, `ENV.each`,
+    `for (keys %ENV)`). Reading one variable is not a dump."""
+    whole = _WHOLE_ENV.get(language)
+    if whole is None:
+        return False
+    sinks = _ENV_SINKS[language]
+    for node in nodes:
+        if node.type in _LOOPS:
+            body = node.child_by_field_name("body")
+            header = _text(node)[: body.start_byte - node.start_byte] if body is not None else _text(node)
+            if whole.search(header.split("\n", 1)[0]):
+                return True
+        elif node.type in _SINK_CALLS:
+            name, receiver = _callee(node)
+            text = _text(node)
+            head = text.split("(", 1)[0].split(None, 1)[0] if text.strip() else ""
+            if (name in sinks or head in sinks) and whole.search(text[len(head):] if head else text):
+                return True
+            if language == "ruby" and receiver == "ENV" and name.startswith(("each", "map", "select")):
+                return True
+    return False
 
 
 def _walk(root: Node) -> Iterator[Node]:

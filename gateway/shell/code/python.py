@@ -18,6 +18,7 @@ from gateway.shell.code.effects import (
     DELETE,
     DELETE_TREE,
     DYNAMIC,
+    ENVIRONMENT,
     EXEC,
     MAX_EFFECTS,
     READ,
@@ -54,6 +55,10 @@ _PATH_METHODS = {"unlink": DELETE, "rmdir": DELETE, "write_text": WRITE, "write_
                  "symlink_to": WRITE, "hardlink_to": WRITE}
 _PATH_TYPES = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "Path"})
 _HOME_VARS = frozenset({"HOME", "USERPROFILE"})
+# Calls whose argument reaches the transcript, a file or the network as text.
+_OUTPUTS = frozenset({"print", "pprint.pprint", "pprint.pp", "json.dumps", "json.dump", "yaml.dump",
+                      "yaml.safe_dump", "sys.stdout.write", "sys.stderr.write", "logging.info", "logging.warning",
+                      "logging.debug", "logging.error", "str", "repr", "format"})
 
 
 def effects(source: str, depth: int = 0) -> list[Effect] | None:
@@ -105,6 +110,7 @@ class _Reader:
                 value = self.fold(node.value)
                 self.constants[name] = value if name not in self.constants else None
         calls = [node for node in nodes if isinstance(node, ast.Call)]
+        self.environment_dumps(nodes)
         self.calls(calls)
         for name, targets in list(self.alternatives.items())[:8]:
             for target in targets[:8]:
@@ -112,6 +118,36 @@ class _Reader:
                     self.aliases[name] = target
                     self.calls(calls)
         return self.out
+
+    def whole_environment(self, node: ast.expr) -> bool:
+        """`os.environ`, `dict(os.environ)`, `os.environ.items()`, `{**os.environ}`, `os.environ.copy()` …"""
+        if isinstance(node, ast.Starred):
+            node = node.value
+        if isinstance(node, ast.Dict):
+            return any(k is None and self.whole_environment(v) for k, v in zip(node.keys, node.values, strict=True))
+        if isinstance(node, ast.Call):
+            func = self.qualified(node.func)
+            if func in ("dict", "list", "sorted", "str", "repr", "os.environ.copy", "os.environ.items",
+                        "os.environ.keys", "os.environ.values", "os.environb.items"):
+                return func.startswith("os.environ") or (bool(node.args) and self.whole_environment(node.args[0]))
+            return False
+        return self.qualified(node) in ("os.environ", "os.environb")
+
+    def environment_dumps(self, nodes: list[ast.AST]) -> None:
+        """The whole environment handed to output (print, json.dumps, a log, a write) or walked item by item:
+        every API key the agent holds, like `printenv`. `env=os.environ.copy()` for a child stays fine."""
+        for node in nodes:
+            if isinstance(node, ast.For | ast.comprehension) and self.whole_environment(node.iter):
+                self.out.append(Effect(ENVIRONMENT, None))
+            elif isinstance(node, ast.Call):
+                func = self.qualified(node.func) or ""
+                sink = func in _OUTPUTS or func.endswith((".write", ".send", ".sendall", ".post", ".put",
+                                                           ".info", ".warning", ".debug", ".error"))
+                if sink and any(self.whole_environment(a) for a in node.args):
+                    self.out.append(Effect(ENVIRONMENT, None))
+            elif isinstance(node, ast.JoinedStr) and any(
+                    isinstance(v, ast.FormattedValue) and self.whole_environment(v.value) for v in node.values):
+                self.out.append(Effect(ENVIRONMENT, None))
 
     def calls(self, calls: list[ast.Call]) -> None:
         for node in calls:
