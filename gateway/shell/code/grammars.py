@@ -165,7 +165,7 @@ def effects(language: str, source: str) -> list[Effect] | None:
 # the calls that print, serialize, write or send their arguments.
 _WHOLE_ENV = {
     "javascript": re.compile(r"process\.env(?![\w.\[])"),
-    "ruby": re.compile(r"\bENV(?![\w\[.])|\bENV\.(?:to_h|to_a|to_s|each\w*|map|keys|values|inspect|select|filter)\b"),
+    "ruby": re.compile(r"\bENV(?![\w\[.])|\bENV\.(?:to_h|to_a|to_s|each\w*|map|values|inspect|select|filter)\b"),
     "perl": re.compile(r"%ENV\b"),
     "php": re.compile(r"\$_ENV(?!\s*\[)|\$_SERVER(?!\s*\[)|\bgetenv\(\s*\)"),
 }
