@@ -5,7 +5,13 @@ COPY gateway ./gateway
 COPY hook ./hook
 COPY orchestrator ./orchestrator
 COPY rules ./rules
-RUN pip install --no-cache-dir . && useradd --create-home acteon
+# The gateway runs as an unprivileged user; its state (admin key file, embedded store snapshot) lives in a
+# directory that user owns — not in /app, which root owns.
+RUN pip install --no-cache-dir . \
+ && useradd --create-home --uid 10001 acteon \
+ && install -d -o acteon -g acteon -m 0700 /var/lib/acteon-swarm
+ENV ACTEON_STATE_DIR=/var/lib/acteon-swarm
+VOLUME ["/var/lib/acteon-swarm"]
 USER acteon
 EXPOSE 8080
 # Inside the container the gateway must listen on all interfaces; publish the port to loopback only.

@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="enforce the rules directory, replacing a pack uploaded through the API "
                         "(also the way back when the store lost an uploaded pack)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--version", action="version", version=f"acteon-gateway {c.VERSION}")
     return p
 
 
@@ -58,12 +59,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"acteon-gateway: {e}", file=sys.stderr)
             return 2
     try:
-        load_dir(settings.rules_dir)
+        pack = load_dir(settings.rules_dir)
     except RuleError as e:
         print("acteon-gateway: the rule pack does not load:", file=sys.stderr)
         for err in e.errors:
             print(f"  {err}", file=sys.stderr)
         return 2
+    from gateway.startup import banner
+
+    for line in banner(settings, pack, host=args.host, port=args.port, workers=args.workers):
+        print(line, file=sys.stderr)
     import uvicorn
 
     uvicorn.run(

@@ -3,6 +3,7 @@
     acteon-swarm-hook gate [--cli claude|gemini] [--url URL] [--key-file F] [--budget S]
     acteon-swarm-hook complete [--cli claude|gemini] [--url URL] [--key-file F]
     acteon-swarm-hook install --cli claude|gemini [--http] [--settings PATH | --scope ...]
+    acteon-swarm-hook uninstall --cli claude|gemini [--settings PATH | --scope ...]
 
 Standard library only, and only what ``gate`` needs is imported on the hot path: this runs before every
 tool call. It may be run as a file (``python -I -S /path/hook/__main__.py``), which skips site-packages
@@ -19,10 +20,13 @@ if not __package__:  # run as a file: make the package importable without site-p
 USAGE = """usage: acteon-swarm-hook gate|complete [--cli claude|gemini] [--url URL] [--key-file FILE] [--budget SECONDS]
        acteon-swarm-hook install --cli claude|gemini [--http] [--settings PATH] [--scope SCOPE] ...
        acteon-swarm-hook install --help
+       acteon-swarm-hook uninstall --cli claude|gemini [--settings PATH] [--scope SCOPE]
+       acteon-swarm-hook --version
 
 gate      PreToolUse / BeforeTool: ask the gateway, answer allow or deny in the caller's dialect (fails closed)
 complete  PostToolUse / AfterTool: report the finished tool call to the gateway
 install   write or merge the hook configuration into Claude Code or Gemini CLI settings
+uninstall remove exactly what install added (other hooks and settings untouched)
 """
 
 EXIT_ALLOW = 0
@@ -122,13 +126,22 @@ def main(argv: list[str] | None = None) -> int:
             from hook import install
 
             return install.main(args[1:])
+        if command == "uninstall":
+            from hook import install
+
+            return install.uninstall_main(args[1:])
+        if command in ("-V", "--version"):
+            from hook import contract
+
+            sys.stdout.write(f"acteon-swarm-hook {contract.VERSION}\n")
+            return 0
         if command in ("-h", "--help", "help"):
             sys.stdout.write(USAGE)
             return 0
         sys.stderr.write(USAGE)
         return EXIT_DENY
     except BaseException as e:  # the hook's own bugs must block, never let the tool through
-        if isinstance(e, SystemExit) and command == "install":
+        if isinstance(e, SystemExit) and command in ("install", "uninstall"):
             raise
         sys.stderr.write(f"acteon-swarm-hook: internal error ({type(e).__name__}: {e}); call blocked\n")
         return EXIT_DENY

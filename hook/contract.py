@@ -6,6 +6,9 @@ here: field names, outcome names, environment variable names, defaults and heade
 
 from __future__ import annotations
 
+# The release, printed by `--version` of every executable (a test keeps it equal to pyproject.toml's).
+VERSION = "0.1.0"
+
 # --- defaults -------------------------------------------------------------------------------------
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8080

@@ -210,3 +210,67 @@ def main(argv: list[str]) -> int:
     write_atomic(path, merged)
     sys.stdout.write(f"acteon-swarm gate installed for {args.cli} in {path}\n")
     return 0
+
+
+def remove_ours(settings: dict[str, Any]) -> int:
+    """Take every hook ``install`` wrote out of ``settings`` (in place); groups and event lists left empty by
+    that go too, everything else stays as it was. Returns how many hooks were removed."""
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return 0
+    removed = 0
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for g in groups:
+            if isinstance(g, dict) and isinstance(g.get("hooks"), list):
+                others = [h for h in g["hooks"] if not _is_ours(h)]
+                removed += len(g["hooks"]) - len(others)
+                if others:
+                    kept.append({**g, "hooks": others})
+            else:
+                kept.append(g)
+        if kept:
+            hooks[event] = kept
+        elif groups:
+            del hooks[event]
+    if not hooks and removed:
+        del settings["hooks"]
+    return removed
+
+
+def uninstall_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="acteon-swarm-hook uninstall",
+        description="Remove the acteon-swarm gate from Claude Code or Gemini CLI settings; other hooks and "
+                    "settings are left as they are.",
+    )
+    p.add_argument("--cli", required=True, choices=["claude", "gemini"])
+    p.add_argument("--settings", help="the settings file (default: by --scope)")
+    p.add_argument("--scope", choices=["project", "local", "user"], default="local",
+                   help="as for install (default: %(default)s)")
+    p.add_argument("--print", action="store_true", help="print the settings without our hooks instead of writing")
+    return p
+
+
+def uninstall_main(argv: list[str]) -> int:
+    args = uninstall_parser().parse_args(argv)
+    path = target_path(args)
+    if not path.exists():
+        sys.stdout.write(f"nothing to remove: {path} does not exist\n")
+        return 0
+    try:
+        settings = load(path)
+    except InstallError as e:
+        sys.stderr.write(f"acteon-swarm-hook uninstall: {e}\n")
+        return 2
+    removed = remove_ours(settings)
+    if args.print:
+        sys.stdout.write(json.dumps(settings, indent=2) + "\n")
+        return 0
+    if removed:
+        write_atomic(path, settings)
+    sys.stdout.write(f"removed {removed} acteon-swarm hook(s) for {args.cli} from {path}\n")
+    return 0

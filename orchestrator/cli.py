@@ -19,6 +19,7 @@ import typer
 from hook import contract as c
 from orchestrator.graph.cli import app as graph_app
 from orchestrator.memory.cli import app as memory_app
+from orchestrator.terminal import plain_flags
 
 app = typer.Typer(
     name="acteon-swarm",
@@ -34,6 +35,21 @@ app.add_typer(plan_app, name="plan")
 app.add_typer(approvals_app, name="approvals")
 app.add_typer(memory_app, name="memory", help="The swarm's shared memory: search, add and reindex findings.")
 app.add_typer(graph_app, name="graph", help="The RDF twin of runs: SPARQL query, export and endpoint.")
+plain_flags()
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"acteon-swarm {c.VERSION}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="print the version and exit")] = False,
+) -> None:
+    """Run AI coding-agent swarms safely: every tool call passes a policy gateway first."""
 
 StateDir = Annotated[Path | None, typer.Option("--state-dir", help="state directory (default $ACTEON_STATE_DIR "
                                                                     "or ./.acteon-swarm)")]
@@ -161,6 +177,7 @@ def run(
                 print(f"gathered plan: {plan} ({len(gathered.plan.tasks)} tasks)", file=sys.stderr)
         assert plan is not None
         the_plan = _load_plan(plan, cfg)
+        _warn(the_plan, cfg)
         if cfg.safety.require_plan_approval and the_plan.status != "approved" and not auto_approve:
             raise fail(f"the plan is not approved: run `acteon-swarm plan approve --plan {plan}` "
                        "or pass --auto-approve")
@@ -237,11 +254,10 @@ def _progress(the_plan: Any, quiet: bool) -> Iterator[Any]:
     if quiet:
         yield None
         return
-    from rich.console import Console
-
+    from orchestrator import terminal
     from orchestrator.progress import LinePrinter, LiveProgress, TaskBoard
 
-    console = Console(stderr=True)
+    console = terminal.console(stderr=True)
     if not console.is_terminal:
         yield LinePrinter(console)
         return
@@ -464,11 +480,39 @@ def _gateway_for(state: Path, cfg: Any) -> tuple[str, str, Any]:
     return gw.url, gw.admin_key, gw
 
 
+def _warn(the_plan: Any, cfg: Any) -> None:
+    from orchestrator.plan import plan_warnings
+
+    for warning in plan_warnings(the_plan, cfg.defaults.quota_max_actions):
+        print(f"warning: {warning}", file=sys.stderr)
+
+
 @plan_app.command("validate")
 def plan_validate(plan: Annotated[Path, typer.Option("--plan")], config: ConfigOpt = None) -> None:
-    """Check a plan: ids, dependencies, cycles, roles."""
-    p = _load_plan(plan, _config(config))
+    """Check a plan: ids, dependencies, cycles, roles; warn when its quota looks too small."""
+    cfg = _config(config)
+    p = _load_plan(plan, cfg)
+    _warn(p, cfg)
     print(f"{plan}: valid ({len(p.tasks)} tasks, {sum(len(t.subtasks) for t in p.tasks)} subtasks, {p.status})")
+
+
+@app.command()
+def init(
+    directory: Annotated[Path, typer.Argument(help="where to write them")] = Path(),
+    force: Annotated[bool, typer.Option("--force", help="overwrite files that exist")] = False,
+) -> None:
+    """Write a commented example swarm.toml and plan.json to start from."""
+    from orchestrator.starter import write_starter
+
+    try:
+        written = write_starter(directory, force=force)
+    except FileExistsError as e:
+        raise fail(f"{e} exists: pass --force to overwrite it") from None
+    except OSError as e:
+        raise fail(f"cannot write into {directory}: {e.strerror}") from None
+    for path in written:
+        print(f"wrote {path}")
+    print(f"next: acteon-swarm plan validate --plan {written[1]}  (then `plan approve` and `run --plan`)")
 
 
 @plan_app.command("show")
@@ -606,11 +650,10 @@ def demo(
     as_json: Annotated[bool, typer.Option("--json", help="print the decisions as JSON")] = False,
 ) -> None:
     """Start a gateway on the embedded store with the default pack and show decisions being made."""
-    from rich.console import Console
-
     from orchestrator import demo as demo_mod
+    from orchestrator import terminal
 
-    result = demo_mod.run(Console(), as_json=as_json)
+    result = demo_mod.run(terminal.console(), as_json=as_json)
     if as_json:
         _print_json(result)
 

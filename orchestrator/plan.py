@@ -73,6 +73,8 @@ class Plan(_Model):
     # Empty is allowed by the model so that validate_plan can say "the plan has no tasks" plainly.
     tasks: list[Task]
     agent_roles: list[str] = Field(default_factory=list)
+    # Tool calls the whole run is expected to make; 0 means "not estimated": DEFAULT_ACTIONS_PER_SESSION
+    # per agent session is used (see estimated_actions()).
     estimated_actions: int = Field(default=0, ge=0)
     status: Literal["pending", "approved"] = "pending"
     sequence: int = Field(default=0, ge=0)
@@ -85,6 +87,44 @@ class Plan(_Model):
             if t.id == task_id:
                 return t
         raise KeyError(task_id)
+
+
+# A plan that does not estimate its tool calls gets this many per agent session (a subtask with a prompt).
+# Measured agent sessions on small coding tasks use 10-40 tool calls; the run quota is 1.5 x the estimate.
+DEFAULT_ACTIONS_PER_SESSION = 50
+# Below this many estimated calls per session, a plan is warned that its quota will likely stop agents.
+SMALL_ACTIONS_PER_SESSION = 10
+
+
+def agent_sessions(plan: Plan) -> int:
+    """How many agent sessions the plan starts (subtasks with a prompt; commands run without an agent)."""
+    return sum(1 for t in plan.tasks for s in t.subtasks if s.prompt is not None)
+
+
+def estimated_actions(plan: Plan) -> int:
+    """The plan's estimate of its tool calls, or the documented default when it gives none."""
+    if plan.estimated_actions > 0:
+        return plan.estimated_actions
+    return DEFAULT_ACTIONS_PER_SESSION * max(1, agent_sessions(plan))
+
+
+def plan_warnings(plan: Plan, quota_override: int | None = None) -> list[str]:
+    """What will probably go wrong with this plan's quota, one sentence each (empty: nothing)."""
+    sessions = max(1, agent_sessions(plan))
+    out: list[str] = []
+    if quota_override is not None:
+        if quota_override < SMALL_ACTIONS_PER_SESSION * sessions:
+            out.append(f"the quota of {quota_override} tool calls (swarm.toml defaults.quota_max_actions) is small "
+                       f"for {sessions} agent session(s): agents will be stopped once it is used up")
+        return out
+    if plan.estimated_actions == 0:
+        out.append(f"the plan has no estimated_actions: using {DEFAULT_ACTIONS_PER_SESSION} per agent session "
+                   f"({estimated_actions(plan)} for {sessions} session(s); the run quota is 1.5 x that)")
+    elif plan.estimated_actions < SMALL_ACTIONS_PER_SESSION * sessions:
+        out.append(f"estimated_actions {plan.estimated_actions} is small for {sessions} agent session(s) "
+                   f"(under {SMALL_ACTIONS_PER_SESSION} each): agents will be stopped once the run's quota of "
+                   f"{int(plan.estimated_actions * 1.5 + 0.999)} calls is used up")
+    return out
 
 
 def plan_json_schema() -> dict[str, Any]:

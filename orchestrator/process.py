@@ -1,5 +1,10 @@
 """Agent processes, each in its own session, so that one signal to the process group reaches everything an
 agent started (shells, test runners, background jobs) and not just the process we spawned.
+
+A process can leave the group (`setsid`, a double fork into a new session); it still carries the
+environment it was started with. So every agent process gets a random tag in its environment
+(``ACTEON_PROCESS_TAG``), and stopping an agent also stops every process that carries its tag. A process
+that also throws its environment away (`env -i setsid …`) is beyond this.
 """
 
 from __future__ import annotations
@@ -7,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import signal
 import time
 from collections.abc import Callable
@@ -15,6 +21,7 @@ from pathlib import Path
 
 _POLL_S = 0.02  # how often to look whether a signalled group is gone
 _KILL_WAIT_S = 2.0  # bound on waiting for SIGKILLed processes to die (only a process stuck in the kernel takes long)
+TAG_VARIABLE = "ACTEON_PROCESS_TAG"
 
 
 @dataclass
@@ -49,6 +56,8 @@ async def run_in_group(
     the child's pid (= its process group id) as soon as it exists, so a caller can journal it.
     """
     started = time.monotonic()
+    tag = secrets.token_hex(8)
+    env = {**env, TAG_VARIABLE: tag}
     stdout_path.parent.mkdir(parents=True, exist_ok=True)
     stderr_path.parent.mkdir(parents=True, exist_ok=True)
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
@@ -74,6 +83,7 @@ async def run_in_group(
     finally:
         # Shielded: a second cancellation while we clean up must not leave the group running.
         await asyncio.shield(asyncio.ensure_future(_stop_group(proc, grace_s)))
+        await asyncio.shield(asyncio.ensure_future(asyncio.to_thread(kill_tagged, tag, grace_s)))
     return ProcResult(
         returncode=proc.returncode,
         timed_out=timed_out,
@@ -105,6 +115,41 @@ async def _group_exit(pgid: int, timeout_s: float) -> None:
     # Nothing signals the exit of a process we did not spawn, so the group is polled.
     while group_alive(pgid) and time.monotonic() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(_POLL_S)
+
+
+def tagged(tag: str) -> list[int]:
+    """Live processes (of ours: others' environments are unreadable) started with this agent tag."""
+    needle = f"{TAG_VARIABLE}={tag}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            fields = _read_stat(int(entry.name))
+            if fields is not None and fields[0] not in ("Z", "X"):
+                found.append(int(entry.name))
+    return found
+
+
+def kill_tagged(tag: str, grace_s: float = 2.0) -> int:
+    """SIGTERM, then after ``grace_s`` SIGKILL, every process carrying the tag (those that left the agent's
+    process group with `setsid` or a double fork). Returns how many there were."""
+    pids = tagged(tag)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while pids and time.monotonic() < deadline:
+        time.sleep(_POLL_S)
+        pids = tagged(tag)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return len(pids)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

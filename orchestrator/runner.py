@@ -27,7 +27,7 @@ from orchestrator.memory.findings import FINDING_INSTRUCTIONS, parse_findings
 from orchestrator.memory.select import for_prompt
 from orchestrator.memory.sources import normalize_workspace
 from orchestrator.memory.store import MemoryStore, open_store
-from orchestrator.plan import Plan, Task, save_plan
+from orchestrator.plan import Plan, Task, estimated_actions, save_plan
 from orchestrator.process import kill_group, process_start_time, reap_orphan
 from orchestrator.progress import Progress
 from orchestrator.refiner import RefinerOutcome, refine
@@ -96,7 +96,7 @@ class Run:
             save_plan(self.plan, self.dir.plan_file)
             rules = (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
                      + self.opts.extra_rules)
-            quota = quota_for(self.plan.estimated_actions, self.plan.scope.max_duration_minutes,
+            quota = quota_for(estimated_actions(self.plan), self.plan.scope.max_duration_minutes,
                               self.cfg.defaults.quota_max_actions)
             self._agent_key = await self.client.create_run(self.run_id, rules, quota)
         pid = os.getpid()

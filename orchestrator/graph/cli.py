@@ -125,14 +125,15 @@ def _print_result(result: Any, fmt: str) -> None:
         print("true" if result.askAnswer else "false")
         return
     from rdflib import Variable
-    from rich.console import Console
     from rich.table import Table
+
+    from orchestrator import terminal
 
     names = [str(v) for v in result.vars or []]
     table = Table(*names, show_lines=False)
     for row in result.bindings:
         table.add_row(*(results.cell(row.get(Variable(n))) for n in names))
-    console = Console()
+    console = terminal.console()
     console.print(table)
     if not console.is_terminal:
         return

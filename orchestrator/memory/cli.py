@@ -121,9 +121,10 @@ def search(
 
 
 def _table(hits: list[Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from orchestrator import terminal
 
     table = Table("score", "kind", "run", "agent", "topics", "text")
     for h in hits:
@@ -131,7 +132,7 @@ def _table(hits: list[Any]) -> None:
         # Text(...) cells: memories are untrusted, and rich would read "[...]" in them as markup.
         table.add_row(f"{h.score:.3g}", m.kind, Text(m.run_id or "(manual)"), Text(m.agent_id or "-"),
                       Text(", ".join(m.topics)), Text(m.text if len(m.text) <= 300 else m.text[:299] + "…"))
-    Console().print(table)
+    terminal.console().print(table)
 
 
 @app.command("add")

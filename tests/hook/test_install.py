@@ -110,3 +110,48 @@ def test_print_shows_without_writing(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     r = install("--cli", "claude", "--settings", str(path), "--print")
     assert r.returncode == 0 and "PreToolUse" in r.stdout and not path.exists()
+
+
+def uninstall(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*HOOK, "uninstall", *args], capture_output=True, text=True, cwd=cwd,
+                          env={"PATH": os.environ["PATH"], "HOME": str(cwd or Path.cwd())})
+
+
+def test_uninstall_removes_exactly_what_install_added(tmp_path: Path, private_tmp: Path) -> None:
+    """Issue 12, point 10: a way to uninstall the hook; other hooks, in the same events too, stay."""
+    original = {
+        "model": "opus",
+        "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "mine.sh"}]}],
+                  "Stop": [{"hooks": [{"type": "command", "command": "notify.sh"}]}]},
+    }
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(original))
+    for args in ((), ("--http",)):
+        assert install("--cli", "claude", "--settings", str(path), *args).returncode == 0
+        assert uninstall("--cli", "claude", "--settings", str(path)).returncode == 0
+        assert json.loads(path.read_text()) == original
+    bare = tmp_path / "bare.json"
+    bare.write_text("{}")
+    install("--cli", "claude", "--settings", str(bare))
+    r = uninstall("--cli", "claude", "--settings", str(bare))
+    assert r.returncode == 0 and "removed 2 acteon-swarm hook(s)" in r.stdout
+    assert json.loads(bare.read_text()) == {}
+    d = private_tmp / "g"
+    d.mkdir(mode=0o700)
+    gem = d / "settings.json"
+    gem.write_text(json.dumps({"ui": {"theme": "x"}, "hooks": {"BeforeTool": [
+        {"matcher": "run_shell_command", "hooks": [{"name": "lint", "type": "command", "command": "lint.sh"}]}]}}))
+    before = json.loads(gem.read_text())
+    install("--cli", "gemini", "--settings", str(gem))
+    assert uninstall("--cli", "gemini", "--settings", str(gem)).returncode == 0
+    after = json.loads(gem.read_text())
+    assert after["hooks"] == before["hooks"] and after["ui"] == before["ui"]
+
+
+def test_uninstall_of_nothing_changes_nothing(tmp_path: Path) -> None:
+    r = uninstall("--cli", "claude", "--settings", str(tmp_path / "none.json"))
+    assert r.returncode == 0 and "nothing to remove" in r.stdout and not (tmp_path / "none.json").exists()
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    r = uninstall("--cli", "claude", "--settings", str(broken))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and broken.read_text() == "{not json"

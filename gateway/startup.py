@@ -1,0 +1,59 @@
+"""What the gateway says when it starts: where it listens, what it stores and whether that survives a
+restart, which rule pack is in force, and where the operator's admin key is.
+
+Printed once to stderr by ``acteon-gateway`` before the server starts, so an operator (or a log) sees at a
+glance what they are running; the embedded store gets a warning because stopping the gateway loses its
+audit and approvals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import redis
+
+from gateway.auth import ADMIN_KEY_FILE
+from gateway.config import Settings
+from gateway.rules.loader import Pack
+from gateway.store.guard import where
+from hook import contract as c
+
+
+def banner(settings: Settings, pack: Pack, *, host: str, port: int, workers: int) -> list[str]:
+    lines = [f"acteon-gateway {c.VERSION} on http://{host}:{port} ({workers} worker{'s' if workers > 1 else ''})"]
+    if settings.redis_url:
+        auth = "no password check (--insecure-redis)" if settings.insecure_redis else "password required"
+        lines.append(f"  store:  Redis at {where(settings.redis_url)}, {auth}; {persistence(settings.redis_url)}")
+    else:
+        lines.append("  store:  embedded, in this process")
+        lines.append("  WARNING: the embedded store does not survive a restart: audit, approvals and quotas are lost "
+                     "when this gateway stops. Use Redis (ACTEON_REDIS_URL) to keep them.")
+    rules = f"{len(pack.rules)} rules from {settings.rules_dir}, version {pack.version[:12]}"
+    if settings.redis_url and not settings.rules_from_file:
+        rules += " (a pack uploaded through the API and kept in Redis takes precedence)"
+    lines.append(f"  rules:  {rules}")
+    if settings.admin_key:
+        lines.append(f"  admin:  key from ${c.ENV_ADMIN_KEY}")
+    else:
+        lines.append(f"  admin:  key in {Path(settings.state_dir, ADMIN_KEY_FILE).resolve()} (mode 0600)")
+    lines.append(f"  agents: the default run's key in {Path(settings.state_dir, c.DEFAULT_AGENT_KEY_FILE).resolve()}")
+    return lines
+
+
+def persistence(url: str) -> str:
+    """How much of the store a Redis restart keeps, as far as Redis will say."""
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
+        try:
+            aof = client.config_get("appendonly").get("appendonly")
+            fsync = client.config_get("appendfsync").get("appendfsync")
+            save = client.config_get("save").get("save")
+        finally:
+            client.close()
+    except redis.RedisError:
+        return "persistence unknown (CONFIG GET not allowed)"
+    if aof == "yes":
+        return f"persistent (append-only file, fsync {fsync})"
+    if save:
+        return f"snapshots only (save {save}): a crash loses everything since the last one"
+    return "NOT persistent (no AOF, no snapshots): a Redis restart loses everything"
