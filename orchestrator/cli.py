@@ -320,14 +320,18 @@ def runs(state_dir: StateDir = None, as_json: JsonOut = False) -> None:
             info = rd.read_run()
         except ValueError:
             continue
-        rows.append({"run_id": rd.run_id, "status": info.get("status"), "engine": info.get("engine"),
+        rows.append({"run_id": rd.run_id, "status": rd.status(), "engine": info.get("engine"),
                      "started_at": info.get("started_at"), "objective": info.get("objective")})
     if as_json:
         _print_json(rows)
         return
     for r in rows:
-        print(f"{r['run_id']:<20} {r['status'] or '?':<10} {r['engine'] or '?':<8} {r['started_at'] or '':<30} "
+        print(f"{r['run_id']:<20} {r['status'] or '?':<11} {r['engine'] or '?':<8} {r['started_at'] or '':<30} "
               f"{(r['objective'] or '')[:60]}")
+    for r in rows:
+        if r["status"] == "interrupted":
+            print(f"run {r['run_id']} was interrupted (its orchestrator is gone): resume it with "
+                  f"`acteon-swarm run --resume {r['run_id']}`", file=sys.stderr)
 
 
 @app.command()
@@ -563,17 +567,20 @@ def plan_schema() -> None:
 # --- approvals / audit -----------------------------------------------------------------------------
 def _client(state: Path, run_id: str | None) -> Any:
     from orchestrator.gatewayclient import GatewayClient
+    from orchestrator.rundir import RunDir
 
     url = os.environ.get(c.ENV_URL)
-    if not url and run_id:
-        url = _run_dir(state, run_id).read_run().get("gateway_url")
+    if not url and run_id and RunDir(state, run_id).exists():  # `default` and other hook-only runs have none
+        url = RunDir(state, run_id).read_run().get("gateway_url")
     return GatewayClient(url or c.DEFAULT_URL, _admin_key(state))
 
 
-def _gateway_call(state: Path, run_id: str | None, fn: Any) -> Any:
+def _gateway_call(state: Path, run_id: str | None, fn: Any, *, offline_ok: bool = False) -> Any:
+    """``fn(client)`` against the run's gateway. With ``offline_ok``, None when no gateway answers (the caller
+    falls back to the run folder's copy); otherwise every gateway problem is one line and exit code 1."""
     import asyncio
 
-    from orchestrator.gatewayclient import GatewayError
+    from orchestrator.gatewayclient import GatewayError, Unreachable
 
     async def go() -> Any:
         client = _client(state, run_id)
@@ -584,8 +591,12 @@ def _gateway_call(state: Path, run_id: str | None, fn: Any) -> Any:
 
     try:
         return asyncio.run(go())
+    except Unreachable as e:
+        if offline_ok:
+            return None
+        raise fail(f"{e}; start it (`acteon-gateway`) or point ACTEON_URL at it") from None
     except GatewayError as e:
-        raise fail(str(e), 1) from None
+        raise fail(str(e)) from None
 
 
 @approvals_app.command("list")
@@ -634,8 +645,19 @@ def audit(
     state_dir: StateDir = None,
     as_json: JsonOut = False,
 ) -> None:
-    """The gateway's audit trail of a run."""
-    rows = _gateway_call(_state(state_dir), run_id, lambda cl: cl.audit(run_id, outcome=outcome, agent=agent))
+    """The gateway's audit trail of a run (from the run folder's copy when its gateway is gone)."""
+    from orchestrator.rundir import RunDir
+
+    state = _state(state_dir)
+    rd = RunDir(state, run_id)
+    rows = None
+    if not rd.exists() or _find_admin_key(state) is not None:
+        rows = _gateway_call(state, run_id, lambda cl: cl.audit(run_id, outcome=outcome, agent=agent),
+                             offline_ok=rd.exists())
+    if rows is None:
+        rows = _journaled_audit(rd, outcome, agent)
+        print(f"acteon-swarm: the gateway of run {run_id} is not running; these are the {len(rows)} decisions "
+              f"kept in {rd.journal_file}", file=sys.stderr)
     if as_json:
         _print_json(rows)
         return
@@ -644,18 +666,35 @@ def audit(
               f"{r.get('target', '')[:60]}")
 
 
+def _journaled_audit(rd: Any, outcome: str | None, agent: str | None) -> list[dict[str, Any]]:
+    """The run's decisions as its journal kept them (copied from the gateway's audit while it ran)."""
+    from orchestrator.rundir import ToolCall
+
+    rows = []
+    for event in rd.read_events():
+        if isinstance(event, ToolCall) and (outcome is None or event.outcome == outcome) and (
+                agent is None or event.agent_id == agent):
+            rows.append({"audit_id": event.audit_id, "agent_id": event.agent_id, "task_id": event.task_id,
+                         "tool": event.tool, "action_type": event.action_type, "target": event.target,
+                         "outcome": event.outcome, "rule": event.rule or "", "reason": event.reason,
+                         "approval_id": event.approval_id, "ts_ms": event.at_ms})
+    return rows
+
+
 # --- demo / gateway --------------------------------------------------------------------------------
 @app.command()
 def demo(
+    state_dir: StateDir = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the decisions as JSON")] = False,
 ) -> None:
     """Start a gateway on the embedded store with the default pack and show decisions being made."""
     from orchestrator import demo as demo_mod
     from orchestrator import terminal
 
-    result = demo_mod.run(terminal.console(), as_json=as_json)
+    result = demo_mod.run(terminal.console(), state_dir=state_dir, as_json=as_json)
     if as_json:
         _print_json(result)
+    raise typer.Exit(0 if result["as_designed"] else 1)
 
 
 @gateway_app.command("serve")
@@ -674,7 +713,20 @@ def serve(
 
 
 def main() -> None:
-    app()
+    """Run the CLI; a user error is one line and exit code 2 (a traceback only with --debug)."""
+    debug = os.environ.get("ACTEON_DEBUG") == "1"
+    if "--debug" in sys.argv:
+        sys.argv.remove("--debug")
+        debug = True
+    from orchestrator.errors import UserError
+
+    try:
+        app()
+    except UserError as e:
+        if debug:
+            raise
+        sys.stderr.write(f"acteon-swarm: {e}\n")
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

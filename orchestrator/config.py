@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
+from orchestrator.errors import UserError
 from orchestrator.plan import describe_error
 
 Engine = Literal["claude", "gemini", "command"]
@@ -21,7 +22,7 @@ ROLE_NAME_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 _MAX_REGEX = 2000  # the gateway refuses longer patterns
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A configuration that cannot be used. ``errors`` lists every problem, each naming file and key."""
 
     def __init__(self, errors: list[str]) -> None:

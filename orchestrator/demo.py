@@ -1,19 +1,27 @@
 """``acteon-swarm demo``: a bundled plan on the ``command`` engine behind an embedded gateway with the
 default pack — needs nothing but Python. It shows parallel tasks, a dangerous command blocked, an approval
 request (approved by a scripted operator, as a human would with ``acteon-swarm approvals approve``), a
-throttle the agents wait out, and ends with the run's status figures."""
+throttle the agents wait out, and ends with the run's status figures.
+
+The demo is a run like any other: it lives under the state directory (``runs`` lists it; ``status``,
+``audit`` and ``graph query`` work on it after the demo's gateway is gone), and it ends by printing those
+commands. Its run ends ``failed`` — the blocked task failed, truthfully — so the headline says whether the
+demo behaved as designed instead."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-RUN_ID = "demo"
+# What a demo run must show; anything else means the gateway did not decide as designed.
+EXPECTED_TASKS = {"scaffold": "done", "docs": "done", "check": "done", "cleanup": "failed", "publish": "done",
+                  "fan-out": "done"}
 
 
 def _task(tid: str, name: str, commands: list[str], deps: list[str] | None = None,
@@ -49,10 +57,10 @@ DEMO_RULES = [{"name": "throttle-swarm-actions", "priority": 7, "action": "throt
                "per": "run", "when": {"action_type": ["execute_command", "write_file"]}}]
 
 
-async def _operator(client: Any, console: Console | None, seen: list[str]) -> None:
+async def _operator(client: Any, run_id: str, console: Console | None, seen: list[str]) -> None:
     """Plays the human at the approvals queue (a UI loop: it looks every 200 ms)."""
     while True:
-        for a in await client.approvals(RUN_ID, "pending"):
+        for a in await client.approvals(run_id, "pending"):
             if a["approval_id"] in seen:
                 continue
             seen.append(a["approval_id"])
@@ -71,14 +79,17 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
     from orchestrator.plan import Plan
     from orchestrator.progress import LinePrinter
     from orchestrator.roles import roles_from_config
+    from orchestrator.rundir import default_state_dir
     from orchestrator.runner import Run, RunOptions
 
-    state = state_dir or Path(tempfile.mkdtemp(prefix="acteon-demo-"))
-    workspace = state / "workspace"
-    workspace.mkdir(parents=True, exist_ok=True)
+    state = state_dir or default_state_dir()
+    run_id = f"demo-{secrets.token_hex(3)}"
+    # The agents' workspace is a scratch folder of its own: never inside the state dir, which the gateway
+    # guards as a secret (its keys live there).
+    workspace = Path(tempfile.mkdtemp(prefix=f"acteon-{run_id}-"))
     plan = Plan.model_validate(demo_plan(workspace))
     cfg = parse_config({}, "demo")
-    gw = embedded.start(state / "gateway")
+    gw = embedded.start(state)  # like `run`: the admin key in the state dir, where the CLI looks for it
     out = None if as_json else console
     if out:
         out.print(f"[bold]acteon-swarm demo[/] — plan '{plan.objective}', {len(plan.tasks)} tasks on the command "
@@ -92,9 +103,9 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
 
     async def main() -> Any:
         client = GatewayClient(gw.url, gw.admin_key)
-        operator = asyncio.create_task(_operator(client, out, approved))
+        operator = asyncio.create_task(_operator(client, run_id, out, approved))
         try:
-            return await Run(plan, cfg, roles_from_config(cfg), opts, RUN_ID, progress).execute()
+            return await Run(plan, cfg, roles_from_config(cfg), opts, run_id, progress).execute()
         finally:
             operator.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -107,13 +118,26 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
         gw.stop()
     from orchestrator.rundir import RunDir
 
-    info = st.collect(RunDir(state, RUN_ID), None)
-    result = {"run_id": RUN_ID, "status": report.status, "tasks": report.tasks, "stats": report.stats,
-              "approvals": approved, "peak_running": report.peak_running, "state_dir": str(state)}
+    info = st.collect(RunDir(state, run_id), None)
+    stats = report.stats
+    as_designed = (report.tasks == EXPECTED_TASKS and stats.get("suppressed", 0) >= 1 and len(approved) >= 1)
+    result = {"run_id": run_id, "status": report.status, "as_designed": as_designed, "tasks": report.tasks,
+              "stats": stats, "approvals": approved, "peak_running": report.peak_running, "state_dir": str(state),
+              "workspace": str(workspace)}
     if out:
         out.print()
         out.print(st.render(info))
-        out.print(f"\nEverything is in {state / 'runs' / RUN_ID}: the journal, each agent's logs, summary.md."
-                  f"\nThe gateway's audit trail has one record per decision ({report.stats.get('dispatched', 0)}).")
+        if as_designed:
+            out.print(f"\n[bold green]The demo behaved as designed[/]: the dangerous cleanup was blocked (so its "
+                      f"task failed and the run reads 'failed'), {len(approved)} call waited for a human and ran once "
+                      f"approved, {stats.get('throttled', 0)} call(s) waited out the throttle.")
+        else:
+            out.print("\n[bold red]The demo did not behave as designed[/]: see the tasks above and the journal.")
+        state_opt = f" --state-dir {state}" if state_dir is not None else ""
+        out.print(f"\nThe run is kept in {state / 'runs' / run_id} (journal, agents' logs, summary.md); the "
+                  f"agents worked in {workspace}. Try:\n"
+                  f"  acteon-swarm runs{state_opt}\n"
+                  f"  acteon-swarm status --run {run_id}{state_opt}\n"
+                  f"  acteon-swarm audit --run {run_id}{state_opt}\n"
+                  f"  acteon-swarm graph query --run {run_id}{state_opt} --ready blocked-calls-by-rule")
     return result
-

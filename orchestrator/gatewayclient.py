@@ -7,10 +7,15 @@ from typing import Any
 import httpx
 
 from hook import contract as c
+from orchestrator.errors import UserError
 
 
-class GatewayError(Exception):
+class GatewayError(UserError):
     """The gateway refused or could not be reached; the message is for humans."""
+
+
+class Unreachable(GatewayError):
+    """Nothing answered at the gateway's address (a finished run's embedded gateway is gone)."""
 
 
 class GatewayClient:
@@ -26,6 +31,8 @@ class GatewayClient:
         headers = {"Authorization": f"Bearer {key}"} if key else None
         try:
             r = await self._http.request(method, c.API_PREFIX + path, headers=headers, **kw)
+        except httpx.TransportError as e:
+            raise Unreachable(f"cannot reach the gateway at {self.url}: nothing answers ({type(e).__name__})") from None
         except httpx.HTTPError as e:
             raise GatewayError(f"cannot reach the gateway at {self.url}: {e}") from None
         if r.status_code >= 400:

@@ -17,13 +17,14 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from hook.install import write_atomic
+from orchestrator.errors import UserError
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 Text = Annotated[str, StringConstraints(min_length=1)]
 
 
-class PlanError(ValueError):
+class PlanError(UserError, ValueError):
     """A plan that cannot be used. ``errors`` lists every problem, one sentence each."""
 
     def __init__(self, errors: list[str]) -> None:

@@ -239,6 +239,16 @@ class RunDir:
         # Owner-only: agent settings (with the hook configuration) and logs live here.
         self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
 
+    def discard_new(self) -> None:
+        """Remove the folder of a run that never started: only the plan written at its start may be in it
+        (anything else means it is not new, and it is left alone)."""
+        if not self.path.is_dir() or self.run_file.exists():
+            return
+        leftovers = [p for p in self.path.iterdir() if p != self.plan_file]
+        if not leftovers:
+            self.plan_file.unlink(missing_ok=True)
+            self.path.rmdir()
+
     def exists(self) -> bool:
         return self.run_file.exists()
 
@@ -253,6 +263,18 @@ class RunDir:
         if not isinstance(data, dict):
             raise JournalError(f"{self.run_file}: not a JSON object")
         return data
+
+    def status(self) -> str | None:
+        """The run's status, with a ``running`` run whose orchestrator is gone (``kill -9``, a reboot: pid and
+        process start time no longer match) reported as ``interrupted`` — it can be resumed."""
+        from orchestrator.process import is_same_process
+
+        run = self.read_run()
+        status = run.get("status")
+        if status == "running" and not is_same_process(int(run.get("pid") or 0),
+                                                        int(run.get("process_start_time") or 0)):
+            return "interrupted"
+        return status
 
     def write_run(self, **fields: Any) -> dict[str, Any]:
         data = self.read_run() if self.run_file.exists() else {"run_id": self.run_id}

@@ -98,7 +98,11 @@ class Run:
                      + self.opts.extra_rules)
             quota = quota_for(estimated_actions(self.plan), self.plan.scope.max_duration_minutes,
                               self.cfg.defaults.quota_max_actions)
-            self._agent_key = await self.client.create_run(self.run_id, rules, quota)
+            try:
+                self._agent_key = await self.client.create_run(self.run_id, rules, quota)
+            except BaseException:
+                self.dir.discard_new()  # a start that fails leaves no half-made run folder behind
+                raise
         pid = os.getpid()
         self.dir.write_run(pid=pid, process_start_time=process_start_time(pid), status="running",
                            gateway_url=self.opts.gateway_url, engine=self.opts.engine, plan_id=self.plan.id,

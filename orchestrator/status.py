@@ -51,7 +51,7 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
     started = run.get("started_at")
     ended = run.get("finished_at")
     elapsed = _elapsed(started, ended)
-    return {"run_id": rd.run_id, "status": run.get("status"), "objective": run.get("objective"),
+    return {"run_id": rd.run_id, "status": rd.status(), "objective": run.get("objective"),
             "engine": run.get("engine"), "started_at": started, "finished_at": ended, "elapsed_s": elapsed,
             "tasks": tasks, "task_counts": counts, "stats": stats, "stats_source": source,
             "gateway_url": run.get("gateway_url"), "alerts": alerts, "refiner": refiner, "findings": findings}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Console
 
 from orchestrator import demo
@@ -17,9 +19,11 @@ def test_demo_runs_the_bundled_plan_and_shows_each_kind_of_decision(tmp_path) ->
     assert stats["pending_approval"] == 1 and len(result["approvals"]) == 1  # publish waited for the operator
     assert stats["throttled"] >= 1  # the fan-out hit the run's throttle and waited it out
     assert result["peak_running"] >= 2  # tasks ran in parallel
-    workspace = tmp_path / "state" / "workspace"
+    assert result["as_designed"] is True
+    workspace = Path(result["workspace"])
     assert (workspace / "published.txt").read_text() == "published\n"
     assert sorted((workspace / "fanout.txt").read_text().split()) == [str(i) for i in range(8)]
     text = console.export_text()
     assert "block-destructive-commands" in text and "the operator approves it" in text
     assert "Total dispatched:" in text
+    assert "behaved as designed" in text and f"acteon-swarm status --run {result['run_id']}" in text
