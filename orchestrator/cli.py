@@ -7,7 +7,6 @@ and ``cancel`` start fast (a test checks it). Exit codes: 0 ok, 1 the run or act
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Iterator
@@ -17,6 +16,20 @@ from typing import Annotated, Any
 import typer
 
 from hook import contract as c
+from orchestrator.commands.approvals import app as approvals_app
+from orchestrator.commands.common import (
+    ConfigOpt,
+    JsonOut,
+    StateDir,
+    fail,
+)
+from orchestrator.commands.common import admin_key as _admin_key
+from orchestrator.commands.common import find_admin_key as _find_admin_key
+from orchestrator.commands.common import gateway_call as _gateway_call
+from orchestrator.commands.common import print_json as _print_json
+from orchestrator.commands.common import run_dir as _run_dir
+from orchestrator.commands.common import state_of as _state
+from orchestrator.commands.doctor import doctor
 from orchestrator.graph.cli import app as graph_app
 from orchestrator.memory.cli import app as memory_app
 from orchestrator.terminal import plain_flags
@@ -29,10 +42,10 @@ app = typer.Typer(
 )
 gateway_app = typer.Typer(help="Run the policy gateway.", no_args_is_help=True)
 plan_app = typer.Typer(help="Validate, show and approve plans.", no_args_is_help=True)
-approvals_app = typer.Typer(help="Human approvals of agent tool calls.", no_args_is_help=True)
 app.add_typer(gateway_app, name="gateway")
 app.add_typer(plan_app, name="plan")
 app.add_typer(approvals_app, name="approvals")
+app.command("doctor")(doctor)
 app.add_typer(memory_app, name="memory", help="The swarm's shared memory: search, add and reindex findings.")
 app.add_typer(graph_app, name="graph", help="The RDF twin of runs: SPARQL query, export and endpoint.")
 plain_flags()
@@ -50,39 +63,6 @@ def _main(
                                           help="print the version and exit")] = False,
 ) -> None:
     """Run AI coding-agent swarms safely: every tool call passes a policy gateway first."""
-
-StateDir = Annotated[Path | None, typer.Option("--state-dir", help="state directory (default $ACTEON_STATE_DIR "
-                                                                    "or ./.acteon-swarm)")]
-JsonOut = Annotated[bool, typer.Option("--json", help="print JSON for scripts")]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="swarm.toml (default ./swarm.toml if present)")]
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    sys.stderr.write(f"acteon-swarm: {message}\n")
-    return typer.Exit(code)
-
-
-def _state(state_dir: Path | None) -> Path:
-    from orchestrator.rundir import default_state_dir
-
-    return state_dir.absolute() if state_dir else default_state_dir()
-
-
-def _find_admin_key(state: Path) -> str | None:
-    key = os.environ.get(c.ENV_ADMIN_KEY)
-    if key:
-        return key
-    path = state / "admin.key"
-    return path.read_text(encoding="utf-8").strip() if path.exists() else None
-
-
-def _admin_key(state: Path) -> str:
-    key = _find_admin_key(state)
-    if key:
-        return key
-    path = state / "admin.key"
-    raise fail(f"no admin key: set {c.ENV_ADMIN_KEY} (or run the embedded gateway, which writes {path})")
-
 
 def _config(path: Path | None) -> Any:
     from orchestrator.config import ConfigError, load_config
@@ -103,19 +83,6 @@ def _load_plan(path: Path, cfg: Any) -> Any:
         return load_plan(path, set(roles_from_config(cfg)))
     except PlanError as e:
         raise fail("\n  ".join([f"{path}: invalid plan:", *e.errors])) from None
-
-
-def _run_dir(state: Path, run_id: str) -> Any:
-    from orchestrator.rundir import RunDir
-
-    rd = RunDir(state, run_id)
-    if not rd.exists():
-        raise fail(f"no run {run_id!r} in {state / 'runs'}")
-    return rd
-
-
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
 # --- run -------------------------------------------------------------------------------------------
@@ -565,78 +532,6 @@ def plan_schema() -> None:
 
 
 # --- approvals / audit -----------------------------------------------------------------------------
-def _client(state: Path, run_id: str | None) -> Any:
-    from orchestrator.gatewayclient import GatewayClient
-    from orchestrator.rundir import RunDir
-
-    url = os.environ.get(c.ENV_URL)
-    if not url and run_id and RunDir(state, run_id).exists():  # `default` and other hook-only runs have none
-        url = RunDir(state, run_id).read_run().get("gateway_url")
-    return GatewayClient(url or c.DEFAULT_URL, _admin_key(state))
-
-
-def _gateway_call(state: Path, run_id: str | None, fn: Any, *, offline_ok: bool = False) -> Any:
-    """``fn(client)`` against the run's gateway. With ``offline_ok``, None when no gateway answers (the caller
-    falls back to the run folder's copy); otherwise every gateway problem is one line and exit code 1."""
-    import asyncio
-
-    from orchestrator.gatewayclient import GatewayError, Unreachable
-
-    async def go() -> Any:
-        client = _client(state, run_id)
-        try:
-            return await fn(client)
-        finally:
-            await client.aclose()
-
-    try:
-        return asyncio.run(go())
-    except Unreachable as e:
-        if offline_ok:
-            return None
-        raise fail(f"{e}; start it (`acteon-gateway`) or point ACTEON_URL at it") from None
-    except GatewayError as e:
-        raise fail(str(e)) from None
-
-
-@approvals_app.command("list")
-def approvals_list(
-    run_id: Annotated[str | None, typer.Option("--run")] = None,
-    status_: Annotated[str | None, typer.Option("--status", help="pending|approved|rejected|expired|used")] = "pending",
-    state_dir: StateDir = None,
-    as_json: JsonOut = False,
-) -> None:
-    """Approvals waiting for a human (or with --status, any)."""
-    rows = _gateway_call(_state(state_dir), run_id, lambda cl: cl.approvals(run_id, status_))
-    if as_json:
-        _print_json(rows)
-        return
-    for a in rows:
-        print(f"{a['approval_id']}  {a['status']:<8} {a['agent_id']:<16} {a['action_type']:<16} {a['target'][:70]}")
-
-
-@approvals_app.command("approve")
-def approvals_approve(
-    approval_id: str, reason: Annotated[str, typer.Option("--reason")] = "",
-    state_dir: StateDir = None,
-) -> None:
-    """Approve a pending call (admin key only: agents can never approve)."""
-    by = os.environ.get("USER", "operator")
-    a = _gateway_call(_state(state_dir), None, lambda cl: cl.resolve(approval_id, True, by, reason))
-    print(f"{a['approval_id']}: {a['status']} by {a.get('resolved_by')}")
-
-
-@approvals_app.command("reject")
-def approvals_reject(
-    approval_id: str, reason: Annotated[str, typer.Option("--reason", help="shown to the agent")] = "",
-    state_dir: StateDir = None,
-) -> None:
-    """Reject a pending call; the agent is told the reason."""
-    by = os.environ.get("USER", "operator")
-    a = _gateway_call(_state(state_dir), None, lambda cl: cl.resolve(approval_id, False, by, reason))
-    print(f"{a['approval_id']}: {a['status']} by {a.get('resolved_by')}")
-
-
 @app.command()
 def audit(
     run_id: Annotated[str, typer.Option("--run")],

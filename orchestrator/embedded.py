@@ -53,6 +53,8 @@ def start(state_dir: Path, rules_dir: Path | None = None, port: int | None = Non
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("the embedded gateway did not start")
         time.sleep(0.02)
-    key_file = app.state.gateway.admin_key_file
-    admin_key = settings.admin_key or (key_file.read_text().strip() if key_file else "")
+    # The admin key as any operator finds it: $ACTEON_ADMIN_KEY, else the gateway's documented key file in its
+    # state dir (written at start-up, mode 0600) — not the app's internals.
+    key_file = state_dir / "admin.key"
+    admin_key = settings.admin_key or (key_file.read_text().strip() if key_file.exists() else "")
     return EmbeddedGateway(f"http://127.0.0.1:{port}", admin_key, server, thread)

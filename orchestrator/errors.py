@@ -2,7 +2,8 @@
 and the fix, with exit code 2 and no traceback (``--debug`` or ``ACTEON_DEBUG=1`` shows it).
 
     UserError
-    ├── GatewayError          the gateway refused a request (bad key, unknown run, …)
+    ├── GatewayError          the gateway refused a request (bad key, bad input, …)
+    │   ├── NotFound          it does not know the run or approval
     │   └── Unreachable       nothing answers at the gateway's address
     ├── PlanError             a plan that cannot be used (every problem listed)
     └── ConfigError           a swarm.toml that cannot be used

@@ -18,6 +18,10 @@ class Unreachable(GatewayError):
     """Nothing answered at the gateway's address (a finished run's embedded gateway is gone)."""
 
 
+class NotFound(GatewayError):
+    """The gateway does not know the run or approval (a fresh embedded gateway knows no earlier run)."""
+
+
 class GatewayClient:
     def __init__(self, url: str, admin_key: str, timeout_s: float = 10.0) -> None:
         self.url = url.rstrip("/")
@@ -40,7 +44,8 @@ class GatewayClient:
                 message = r.json()["error"]["message"]
             except (ValueError, KeyError, TypeError):
                 message = r.text[:300]
-            raise GatewayError(f"gateway {method} {path}: {r.status_code}: {message}")
+            error = NotFound if r.status_code == 404 else GatewayError
+            raise error(f"gateway {method} {path}: {r.status_code}: {message}")
         return r.json()
 
     async def health(self) -> dict[str, Any]:

@@ -15,13 +15,17 @@ from rich.table import Table
 from rich.text import Text
 
 COLOURS = {"done": "green", "running": "cyan", "failed": "red", "blocked": "red", "cancelled": "red",
-           "skipped": "yellow", "ready": "white", "pending": "dim"}
+           "skipped": "yellow", "ready": "white", "pending": "dim", "waiting": "magenta", "throttled": "yellow"}
+# What a running task's agent may be doing besides running: shown in place of "running" until it runs again.
+ACTIVITIES = ("waiting", "throttled")
 
 
 class Progress(Protocol):
-    """What the runner reports to: task status changes and run-level notes."""
+    """What the runner reports to: task status changes, what a running task waits for, run-level notes."""
 
     def __call__(self, task_id: str, status: str, reason: str) -> None: ...
+
+    def activity(self, task_id: str, shown: str, detail: str) -> None: ...
 
     def note(self, text: str) -> None: ...
 
@@ -51,11 +55,20 @@ class TaskBoard:
     def update(self, task_id: str, status: str, reason: str) -> None:
         row = self.rows.setdefault(task_id, _Row(role="?"))  # a task the refiner added
         now = self.clock()
-        if status == "running" and row.status != "running":
+        if status == "running" and row.status not in ("running", *ACTIVITIES):
             row.started, row.ended = now, None
         elif status not in ("pending", "ready", "running") and row.started is not None and row.ended is None:
             row.ended = now
         row.status, row.reason = status, reason
+
+    def activity(self, task_id: str, shown: str, detail: str) -> None:
+        """A running task waits for a human or a throttle (``shown``: waiting/throttled), or runs again. Only a
+        running task changes: a finished task's status and its last reason are kept."""
+        row = self.rows.get(task_id)
+        if row is None or row.status not in ("running", *ACTIVITIES):
+            return
+        row.status = shown
+        row.reason = detail if shown in ACTIVITIES else ""
 
     def note(self, text: str) -> None:
         """A run-level line under the table (an alert, a refiner decision); the last few are kept."""
@@ -93,6 +106,9 @@ class LiveProgress:
     def __call__(self, task_id: str, status: str, reason: str) -> None:
         self.board.update(task_id, status, reason)
 
+    def activity(self, task_id: str, shown: str, detail: str) -> None:
+        self.board.activity(task_id, shown, detail)
+
     def note(self, text: str) -> None:
         self.board.note(text)
 
@@ -117,6 +133,10 @@ class LinePrinter:
         colour = COLOURS.get(status, "white")
         self.console.print(f"[{colour}]{status:<9}[/] {task_id}" + (f"  [dim]{reason}[/]" if reason else ""),
                            highlight=False)
+
+    def activity(self, task_id: str, shown: str, detail: str) -> None:
+        if shown in ACTIVITIES:  # a line when a task starts waiting; running again shows in the next change
+            self(task_id, shown, detail)
 
     def note(self, text: str) -> None:
         self.console.print(f"[yellow]{text}[/]", highlight=False)

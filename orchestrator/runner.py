@@ -22,7 +22,7 @@ from hook.install import write_atomic
 from orchestrator import rundir as R
 from orchestrator.config import SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
-from orchestrator.gatewayclient import GatewayClient
+from orchestrator.gatewayclient import GatewayClient, NotFound
 from orchestrator.memory.findings import FINDING_INSTRUCTIONS, parse_findings
 from orchestrator.memory.select import for_prompt
 from orchestrator.memory.sources import normalize_workspace
@@ -35,6 +35,9 @@ from orchestrator.refiner.ask import refiner_engine
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
 from orchestrator.watcher import Watcher
+
+# Outcomes that use up the run's quota (a call that passed every gate), when a resume recounts it.
+_QUOTA_OUTCOMES = frozenset({"executed", "rerouted"})
 
 
 @dataclass
@@ -84,6 +87,16 @@ class Run:
         # None: no refiner (disabled, or nothing to ask: the command engine without a [refiner] command).
         self.refiner = refiner_engine(cfg.refiner, opts.engine) if cfg.defaults.enable_refiner else None
 
+    def _rules(self) -> list[dict[str, Any]]:
+        return (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
+                + self.opts.extra_rules)
+
+    def _quota(self, used: int) -> dict[str, Any]:
+        quota = quota_for(estimated_actions(self.plan), self.plan.scope.max_duration_minutes,
+                          self.cfg.defaults.quota_max_actions)
+        quota["max_actions"] = max(1, quota["max_actions"] - used)
+        return quota
+
     # --- lifecycle ---------------------------------------------------------------------------------
     async def execute(self) -> RunReport:
         self.dir.create()
@@ -91,15 +104,20 @@ class Run:
         past = self.dir.read_events() if self.opts.resume else []
         if self.opts.resume:
             self.reaped = self._reap_orphans(past)
-            self._agent_key = await self.client.mint_key(self.run_id)
+            try:
+                self._agent_key = await self.client.mint_key(self.run_id)
+            except NotFound:
+                # A fresh (embedded) gateway knows nothing of this run: create it again with the same rules
+                # and what is left of its quota. Calls that were waiting for approval are asked again when
+                # their tasks run again.
+                used = sum(1 for e in past if isinstance(e, R.ToolCall) and e.outcome in _QUOTA_OUTCOMES)
+                self._agent_key = await self.client.create_run(self.run_id, self._rules(), self._quota(used))
+                self.dir.record(R.Note, kind="run_recreated", data={"gateway_url": self.opts.gateway_url,
+                                                                    "quota_used": used})
         else:
             save_plan(self.plan, self.dir.plan_file)
-            rules = (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
-                     + self.opts.extra_rules)
-            quota = quota_for(estimated_actions(self.plan), self.plan.scope.max_duration_minutes,
-                              self.cfg.defaults.quota_max_actions)
             try:
-                self._agent_key = await self.client.create_run(self.run_id, rules, quota)
+                self._agent_key = await self.client.create_run(self.run_id, self._rules(), self._quota(0))
             except BaseException:
                 self.dir.discard_new()  # a start that fails leaves no half-made run folder behind
                 raise
@@ -126,7 +144,8 @@ class Run:
         max_s = self.plan.scope.max_duration_minutes * 60
         self.watcher = Watcher(run_dir=self.dir, past=past, client=self.client, run_id=self.run_id,
                                cfg=self.cfg.monitor, task_ids=list(self._tasks), kill_agent=self._kill_agent,
-                               note=self._note, max_duration_s=max_s, unfinished=self._unfinished)
+                               note=self._note, max_duration_s=max_s, unfinished=self._unfinished,
+                               activity=self._activity)
         watching = asyncio.create_task(self.watcher.run())
         try:
             statuses = await self.scheduler.run(deadline=time.monotonic() + max_s)
@@ -207,6 +226,14 @@ class Run:
     def _unfinished(self) -> int:
         statuses = self.scheduler.statuses if self.scheduler else {}
         return sum(1 for st in statuses.values() if st in ("pending", "ready", "running"))
+
+    def _activity(self, task_id: str, agent_id: str, outcome: str, detail: str) -> None:
+        """A decision on a running task's call: the live view shows the task waiting for a human, throttled,
+        or running again (final statuses are never replaced by it)."""
+        shown = {"pending_approval": "waiting", "throttled": "throttled", "quota_exceeded": "throttled"}.get(
+            outcome, "running")
+        if self.progress:
+            self.progress.activity(task_id, shown, f"{agent_id}: {detail}" if shown != "running" else "")
 
     def _note(self, text: str) -> None:
         if self.progress:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from hook.install import write_atomic
 from orchestrator import rundir as R
 from orchestrator.config import MonitorSection
 from orchestrator.gatewayclient import GatewayClient, GatewayError
@@ -24,12 +25,15 @@ from orchestrator.tailer import Tailer
 
 KillAgent = Callable[[str, str], Awaitable[bool]]  # (agent id, why) -> whether a live agent was killed
 Note = Callable[[str], None]
+# (task id, agent id, outcome, detail): what a task's agent is doing now, for the live view.
+Activity = Callable[[str, str, str, str], None]
 
 
 class Watcher:
     def __init__(self, *, run_dir: R.RunDir, past: list[Any], client: GatewayClient, run_id: str,
                  cfg: MonitorSection, task_ids: list[str], kill_agent: KillAgent, note: Note, max_duration_s: float,
-                 unfinished: Callable[[], int], clock: Callable[[], float] = time.monotonic) -> None:
+                 unfinished: Callable[[], int], clock: Callable[[], float] = time.monotonic,
+                 activity: Activity | None = None) -> None:
         """``past``: the journal's events before this process started (a resume carries on after the last
         call journaled and never repeats an alert)."""
         self.dir, self.client, self.run_id, self.cfg = run_dir, client, run_id, cfg
@@ -38,6 +42,7 @@ class Watcher:
         self.kill_agent, self.note, self.unfinished = kill_agent, note, unfinished
         self.clock, self.started, self.max_duration_s = clock, clock(), max_duration_s
         self._stop = asyncio.Event()
+        self.activity = activity
 
     async def run(self) -> None:
         """Poll until :meth:`stop`, then drain what is left."""
@@ -59,17 +64,30 @@ class Watcher:
             return 0  # the gateway is away for now; the cursors did not move, the next poll catches up
         for call in calls:
             self.dir.record(R.ToolCall, **call)
+            if self.activity is not None and call.get("task_id"):
+                self.activity(str(call["task_id"]), call["agent_id"], call["outcome"], _detail(call))
             if self.cfg.enabled:
                 for finding in self.detector.observe(call):
                     await self._act(finding)
         for done in completions:
             self.dir.record(R.ToolCompleted, **done)
+        if calls or completions:
+            await self._snapshot_stats()
         if self.cfg.enabled:
             deadline = self.detector.check_deadline(elapsed_s=self.clock() - self.started,
                                                     max_s=self.max_duration_s, unfinished=self.unfinished())
             if deadline is not None:
                 await self._act(deadline)
         return len(calls) + len(completions)
+
+    async def _snapshot_stats(self) -> None:
+        """Keep the run folder's copy of the gateway's counters current while the run goes, so `status` of a
+        run killed with `kill -9` (its gateway gone with it) still shows them."""
+        try:
+            stats = await self.client.stats(self.run_id)
+        except GatewayError:
+            return
+        write_atomic(self.dir.stats_file, stats)
 
     def add_task(self, task_id: str) -> None:
         self.tailer.add_task(task_id)
@@ -91,3 +109,12 @@ class Watcher:
         self.dir.record(R.Alert, kind=finding.kind, agent_id=finding.agent_id, task_id=finding.task_id,
                         detail=detail, action=action)
         self.note(f"monitor: {finding.kind}: {detail} -> {action}")
+
+
+def _detail(call: Any) -> str:
+    outcome, target = call["outcome"], call.get("target") or ""
+    if outcome == "pending_approval":
+        return f"approval {call.get('approval_id') or '?'}: {target}"
+    if outcome in ("throttled", "quota_exceeded"):
+        return f"{call.get('reason') or outcome}: {target}"
+    return target

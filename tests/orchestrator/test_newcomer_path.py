@@ -76,3 +76,93 @@ def test_user_errors_are_one_line_with_exit_code_2(tmp_path: Path, gw) -> None: 
         assert r.returncode == 2, (args, r.returncode, r.stderr)
         no_traceback(r)
         assert r.stderr.startswith("acteon-swarm") and len(r.stderr.strip().splitlines()) <= 3, (args, r.stderr)
+
+
+def test_kill_9_then_resume_on_the_embedded_gateway(tmp_path: Path) -> None:
+    """Point 4: the resumed run meets a fresh embedded gateway that has never heard of it; the run is created
+    there again (same rules, the rest of its quota), finished tasks are not re-run, and its audit holds the
+    decisions of both halves."""
+    import os
+    import signal
+    import uuid
+
+    from tests.orchestrator.test_run import groups_of, journal, kill_groups, start_cli
+    from tests.support import wait_until
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    state = tmp_path / "state"
+    marker = f"acteon-eresume-{uuid.uuid4().hex[:8]}"
+    p = write_plan(tmp_path, plan(ws, [
+        task("a", "echo run >> a.log"),
+        task("b", f"echo run >> b.log; if [ -f go ]; then echo done >> b.log; else sleep 300; : {marker}; fi", ["a"]),
+    ]))
+    embedded = {"ACTEON_URL": "", "ACTEON_ADMIN_KEY": ""}
+    proc = start_cli("run", "--plan", str(p), "--state-dir", str(state), "--run-id", "er", "--json", env=embedded)
+    try:
+        wait_until(lambda: any(e["type"] == "agent_started" and e["task_id"] == "b" for e in journal(state, "er")),
+                   timeout_s=30, what="task b's agent to start")
+        # The journal copies the gateway's decisions as the run goes (about once a second).
+        wait_until(lambda: sum(e["type"] == "tool_call" for e in journal(state, "er")) >= 2, timeout_s=10,
+                   what="the first half's decisions in the journal")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        runs = json.loads(cli("runs", "--state-dir", str(state), "--json").stdout)
+        assert runs[0]["status"] == "interrupted"
+        # The run folder kept the gateway's counters as the run went: status works with that gateway gone.
+        killed = json.loads(cli("status", "--run", "er", "--state-dir", str(state), "--json").stdout)
+        assert killed["status"] == "interrupted" and killed["stats"].get("dispatched", 0) >= 2
+        (ws / "go").touch()
+        r = cli("run", "--resume", "er", "--state-dir", str(state), "--json", env=embedded)
+        assert r.returncode == 0, r.stderr
+        no_traceback(r)
+    finally:
+        kill_groups(groups_of(marker))
+    assert json.loads(r.stdout)["tasks"] == {"a": "done", "b": "done"}
+    assert (ws / "a.log").read_text() == "run\n"  # done before the crash: not run again
+    notes = [e for e in journal(state, "er") if e["type"] == "note" and e["kind"] == "run_recreated"]
+    assert len(notes) == 1 and notes[0]["data"]["quota_used"] >= 1
+    audit = json.loads(cli("audit", "--run", "er", "--state-dir", str(state), "--json", env=embedded).stdout)
+    targets = [row["target"] for row in audit]
+    assert any(t.startswith("echo run >> a.log") for t in targets)  # the first half
+    assert sum("b.log" in t for t in targets) >= 2  # task b before the crash and again after the resume
+
+
+def test_approvals_reach_a_run_served_by_its_embedded_gateway(tmp_path: Path) -> None:
+    """Point 5: a run on its own embedded gateway pauses on an approval; `approvals list` in another process
+    finds it (full command, agent, role, rule) and `approvals approve` lets the task finish."""
+    from tests.orchestrator.test_run import start_cli
+    from tests.support import wait_until
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    state = tmp_path / "state"
+    # The command word comes from a file an earlier step wrote: unknowable before it runs, so a human decides.
+    two_steps = task("a", "echo echo > .tool")
+    two_steps["subtasks"].append({"id": "a-2", "name": "a", "command": "$(cat .tool) approved-by-a-human > result.txt"})
+    p = write_plan(tmp_path, plan(ws, [two_steps]))
+    embedded = {"ACTEON_URL": "", "ACTEON_ADMIN_KEY": ""}
+    proc = start_cli("run", "--plan", str(p), "--state-dir", str(state), "--run-id", "ap", "--json", env=embedded)
+    try:
+        pending: list[dict[str, str]] = []
+
+        def listed() -> bool:
+            r = cli("approvals", "list", "--state-dir", str(state), "--json", env=embedded)
+            pending[:] = json.loads(r.stdout) if r.returncode == 0 else []
+            return bool(pending)
+
+        wait_until(listed, timeout_s=30, what="the approval to be listed")
+        (item,) = pending
+        assert item["run_id"] == "ap" and item["target"] == "$(cat .tool) approved-by-a-human > result.txt"
+        assert item["agent_id"] == "a.a-2" and item["rule"] == "approve-risky-commands"
+        text = cli("approvals", "list", "--state-dir", str(state), env=embedded).stdout
+        assert "run ap" in text and "$(cat .tool) approved-by-a-human > result.txt" in text
+        ok = cli("approvals", "approve", item["approval_id"], "--state-dir", str(state), env=embedded)
+        assert ok.returncode == 0 and "approved" in ok.stdout, ok.stderr
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert json.loads(out)["tasks"] == {"a": "done"}
+    assert (ws / "result.txt").read_text() == "approved-by-a-human\n"

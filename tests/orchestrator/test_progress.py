@@ -65,3 +65,33 @@ def test_the_live_display_and_the_line_printer_both_take_updates() -> None:
     printer("a", "ready", "")  # not worth a line
     printer("a", "failed", "exit 1")
     assert lines.getvalue().split() == ["failed", "a", "exit", "1"]
+
+
+def test_a_running_task_shows_what_it_waits_for_and_a_finished_task_keeps_its_reason() -> None:
+    """Issue 12, point 6: waiting for approval is not "started"/"running", a throttled agent does not look
+    hung, and a later decision never overwrites the reason a task ended with."""
+    clock = Clock()
+    board = TaskBoard.for_tasks([("deploy", "executor"), ("lint", "executor")], clock=clock)
+    board.update("deploy", "running", "")
+    board.activity("deploy", "waiting", "deploy.deploy-1: approval apr-1: git push origin main")
+    board.update("lint", "running", "")
+    board.activity("lint", "throttled", "lint.lint-1: rate limit, retry in 12 s: ruff check .")
+    clock.now += 30
+    lines = {line.split()[0]: line for line in text_of(board).splitlines() if line.split()}
+    assert "waiting" in lines["deploy"] and "apr-1: git push origin main" in lines["deploy"]
+    assert "0m30s" in lines["deploy"]  # the clock keeps counting while it waits
+    assert "throttled" in lines["lint"] and "retry in 12 s" in lines["lint"]
+    board.activity("deploy", "running", "")
+    assert board.rows["deploy"].status == "running" and board.rows["deploy"].reason == ""
+    board.update("deploy", "failed", "a human rejected this call: not on a Friday")
+    board.activity("deploy", "running", "")  # a late decision of the same agent
+    assert board.rows["deploy"].status == "failed"
+    assert board.rows["deploy"].reason == "a human rejected this call: not on a Friday"
+
+
+def test_the_line_printer_says_when_a_task_starts_waiting() -> None:
+    out = io.StringIO()
+    printer = LinePrinter(Console(file=out, width=200, color_system=None))
+    printer.activity("deploy", "waiting", "approval apr-1: git push")
+    printer.activity("deploy", "running", "")
+    assert out.getvalue().splitlines() == ["waiting   deploy  approval apr-1: git push"]

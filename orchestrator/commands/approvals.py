@@ -1,0 +1,118 @@
+"""``acteon-swarm approvals``: the human side of the approval gate, for every run.
+
+A run started without ``ACTEON_URL`` has its own embedded gateway on a port of its own, recorded in its run
+folder; the admin key is the state directory's 0600 ``admin.key``. So ``list`` asks every gateway a live
+run of this state directory uses (plus ``$ACTEON_URL`` or the default address), and ``approve``/``reject``
+find the gateway from the run named inside the approval id (``apr-<hex>-<run>``). What is listed is what a
+human must judge: the full command (never cut), the agent and its role, the rule, how long it has waited.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hook import contract as c
+from orchestrator.commands.common import JsonOut, StateDir, fail, gateway_call, gateway_url, print_json, state_of
+
+app = typer.Typer(help="Human approvals of agent tool calls, across every live run.", no_args_is_help=True)
+
+
+def _gateways(state: Path, run_id: str | None) -> list[str]:
+    """The gateways to ask: the run's own, or those of every live run here plus the shared one."""
+    if run_id is not None:
+        return [gateway_url(state, run_id)]
+    from orchestrator.rundir import list_runs
+
+    urls = [os.environ.get(c.ENV_URL) or c.DEFAULT_URL]
+    for rd in list_runs(state):
+        try:
+            if rd.status() == "running":
+                urls.append(rd.read_run().get("gateway_url") or "")
+        except ValueError:
+            continue
+    return list(dict.fromkeys(u for u in urls if u))
+
+
+def _run_of(approval_id: str) -> str | None:
+    prefix, _, rest = approval_id.partition("-")
+    token, _, run_id = rest.partition("-")
+    return run_id if prefix == "apr" and len(token) == 16 and run_id else None
+
+
+def _age(created_ms: int) -> str:
+    seconds = max(0, int(time.time() - created_ms / 1000)) if created_ms else 0
+    return f"{seconds // 60}m{seconds % 60:02d}s"
+
+
+@app.command("list")
+def list_(
+    run_id: Annotated[str | None, typer.Option("--run", help="only this run")] = None,
+    status_: Annotated[str | None, typer.Option("--status", help="pending|approved|rejected|expired|used")] = "pending",
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Approvals waiting for a human, grouped by run, with the full command each one asks to run."""
+    state = state_of(state_dir)
+    rows: dict[str, dict[str, Any]] = {}
+    answered = 0
+    for url in _gateways(state, run_id):
+        found = gateway_call(state, run_id, lambda cl: cl.approvals(run_id, status_), url=url,
+                             offline_ok=run_id is None)
+        if found is None:
+            continue  # a run's gateway that just stopped, or no shared gateway: nothing waits there
+        answered += 1
+        for a in found:
+            rows.setdefault(a["approval_id"], a)
+    if answered == 0:
+        raise fail(f"no gateway answered: no live run in {state / 'runs'} and nothing at "
+                   f"{os.environ.get(c.ENV_URL) or c.DEFAULT_URL}; start one (`acteon-gateway`) or pass --run")
+    ordered = sorted(rows.values(), key=lambda a: (a.get("run_id") or "", a.get("created_ms") or 0))
+    if as_json:
+        print_json(ordered)
+        return
+    if not ordered:
+        print(f"no {status_ or ''} approvals".replace("  ", " "))
+        return
+    current = None
+    for a in ordered:
+        if a.get("run_id") != current:
+            current = a.get("run_id")
+            print(f"run {current}")
+        print(f"  {a['approval_id']}  {a['status']}  waiting {_age(a.get('created_ms') or 0)}  agent "
+              f"{a.get('agent_id')} (role {a.get('role') or '-'})  rule {a.get('rule') or '-'}")
+        print(f"    {a.get('action_type')}: {a.get('target')}")
+        if a.get("reason"):
+            print(f"    why: {a['reason']}")
+
+
+def _resolve(approval_id: str, approve: bool, reason: str, state_dir: Path | None) -> None:
+    state = state_of(state_dir)
+    by = os.environ.get("USER", "operator")
+    run_id = _run_of(approval_id)
+    if run_id is None:
+        raise fail(f"{approval_id!r} is not an approval id (apr-<16 hex>-<run>)")
+    a = gateway_call(state, run_id, lambda cl: cl.resolve(approval_id, approve, by, reason))
+    print(f"{a['approval_id']}: {a['status']} by {a.get('resolved_by')}")
+
+
+@app.command("approve")
+def approve(
+    approval_id: str, reason: Annotated[str, typer.Option("--reason")] = "",
+    state_dir: StateDir = None,
+) -> None:
+    """Approve a pending call (admin key only: agents can never approve)."""
+    _resolve(approval_id, True, reason, state_dir)
+
+
+@app.command("reject")
+def reject(
+    approval_id: str, reason: Annotated[str, typer.Option("--reason", help="shown to the agent")] = "",
+    state_dir: StateDir = None,
+) -> None:
+    """Reject a pending call; the agent is told the reason."""
+    _resolve(approval_id, False, reason, state_dir)

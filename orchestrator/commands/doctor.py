@@ -1,0 +1,197 @@
+"""``acteon-swarm doctor``: does this setup actually gate the agents?
+
+Each check prints ``ok``, ``PROBLEM`` (with how to fix it) or ``note`` (something not in use here, such as a
+CLI that is not installed); the exit code is 1 when there is any problem. The last check is a real one: a
+synthetic destructive call is fed to every installed gate hook exactly as the CLI would run it, and must
+come back denied.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hook import contract as c
+from orchestrator.commands.common import JsonOut, StateDir, find_admin_key, print_json, state_of
+
+OK, PROBLEM, NOTE = "ok", "PROBLEM", "note"
+_PROBE = "rm -rf / --no-preserve-root"  # never runs: it goes to the hook on stdin, as a call to decide
+
+
+@dataclass
+class Check:
+    name: str
+    status: str
+    detail: str
+    fix: str = ""
+
+
+def _gateway(url: str, state: Path) -> list[Check]:
+    import httpx
+
+    try:
+        health = httpx.get(f"{url}{c.API_PREFIX}/health", timeout=3)
+    except httpx.HTTPError as e:
+        return [Check("gateway", PROBLEM, f"nothing answers at {url} ({type(e).__name__})",
+                      "start it: `acteon-gateway` (or point ACTEON_URL at yours)")]
+    body = health.json() if health.headers.get("content-type", "").startswith("application/json") else {}
+    if health.status_code != 200:
+        error = (body.get("error") or {}).get("message", health.text[:200])
+        return [Check("gateway", PROBLEM, f"{url} answers {health.status_code}: {error}",
+                      "see the gateway's log; `acteon-gateway` prints its store and rule pack at start-up")]
+    rules = body.get("rules") or {}
+    out = [Check("gateway", OK, f"{url}: {body.get('store')} store, {rules.get('count')} rules "
+                                f"(version {str(rules.get('version'))[:12]}, from {rules.get('source')})")]
+    if body.get("store") == "embedded":
+        out.append(Check("store", NOTE, "the embedded store: audit, approvals and quotas are lost when the gateway "
+                                        "stops", "use Redis (ACTEON_REDIS_URL) to keep them"))
+    key = find_admin_key(state)
+    if key is None:
+        out.append(Check("admin key", PROBLEM, f"none: not in ${c.ENV_ADMIN_KEY} nor {state / 'admin.key'}",
+                         f"set {c.ENV_ADMIN_KEY}, or pass --state-dir where the gateway keeps its keys"))
+    else:
+        r = httpx.get(f"{url}{c.API_PREFIX}/rules", headers={"Authorization": f"Bearer {key}"}, timeout=3)
+        out.append(Check("admin key", OK, "accepted by the gateway") if r.status_code == 200 else
+                   Check("admin key", PROBLEM, f"the gateway refuses it ({r.status_code})",
+                         f"use the key the gateway was started with ({c.ENV_ADMIN_KEY} or its state dir's admin.key)"))
+    return out
+
+
+def _binary(cli: str) -> tuple[str | None, str]:
+    path = os.environ.get(f"ACTEON_{cli.upper()}_BIN") or shutil.which(cli)
+    if not path:
+        return None, ""
+    try:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        version = f"(--version failed: {type(e).__name__})"
+    return path, version.splitlines()[0] if version else "?"
+
+
+def _settings_files(cli: str, cwd: Path, home: Path) -> list[Path]:
+    if cli == "claude":
+        return [cwd / ".claude" / "settings.local.json", cwd / ".claude" / "settings.json",
+                home / ".claude" / "settings.json"]
+    return [cwd / ".gemini" / "settings.json", home / ".gemini" / "settings.json"]
+
+
+def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
+    """Our gate hooks in one settings file (command and http hooks alike)."""
+    from hook.install import MARKER
+
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    event = "PreToolUse" if cli == "claude" else "BeforeTool"
+    groups = (settings.get("hooks") or {}).get(event) or [] if isinstance(settings, dict) else []
+    found = []
+    for group in groups if isinstance(groups, list) else []:
+        for hook in (group.get("hooks") or []) if isinstance(group, dict) else []:
+            text = str(hook.get("command", "")) + str(hook.get("name", "")) + str(hook.get("url", ""))
+            if isinstance(hook, dict) and (MARKER in text or c.CLAUDE_HOOK_PATH in text):
+                found.append(hook)
+    return found
+
+
+def _gemini_trusted(cwd: Path, home: Path) -> bool:
+    if os.environ.get("GEMINI_CLI_TRUST_WORKSPACE", "").lower() == "true":
+        return True
+    try:
+        trusted = json.loads((home / ".gemini" / "trustedFolders.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    for folder, level in trusted.items() if isinstance(trusted, dict) else []:
+        root = Path(folder) if level == "TRUST_FOLDER" else Path(folder).parent if level == "TRUST_PARENT" else None
+        if root is not None and (cwd == root or root in cwd.parents):
+            return True
+    return False
+
+
+def _probe(hook: dict[str, Any], cli: str, cwd: Path) -> Check:
+    """Feed a destructive call to the installed gate, as the CLI would; it must be denied."""
+    if hook.get("type") == "http":
+        return Check(f"{cli} probe", NOTE, "an http hook: Claude calls the gateway itself (not probed here)")
+    event = {"session_id": "acteon-doctor", "cwd": str(cwd), "tool_name": "Bash" if cli == "claude" else
+             "run_shell_command", "tool_input": {"command": _PROBE},
+             "hook_event_name": "PreToolUse" if cli == "claude" else "BeforeTool"}
+    command = str(hook.get("command", "")).split("  # ", 1)[0]
+    try:
+        r = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(event), capture_output=True, text=True,
+                           timeout=60, cwd=cwd)
+    except subprocess.TimeoutExpired:
+        return Check(f"{cli} probe", PROBLEM, "the gate hook did not answer within 60 s",
+                     "check the gateway; the CLI would block every call (fail closed)")
+    answer = r.stdout.strip()
+    denied = r.returncode == 2 or '"deny"' in answer
+    if denied:
+        return Check(f"{cli} probe", OK, f"a destructive command sent through the installed hook is denied "
+                                         f"({shlex.quote(_PROBE)})")
+    return Check(f"{cli} probe", PROBLEM, f"the installed hook let {shlex.quote(_PROBE)} through: {answer[:200]}",
+                 "check the gateway's rule pack (`acteon-swarm doctor` against the gateway the hook calls)")
+
+
+def _cli_checks(cli: str, cwd: Path, home: Path) -> list[Check]:
+    path, version = _binary(cli)
+    if path is None:
+        return [Check(cli, NOTE, f"`{cli}` is not installed (not checked further)")]
+    out = [Check(cli, OK, f"{path}: {version}")]
+    installed = [(f, h) for f in _settings_files(cli, cwd, home) for h in _gate_commands(f, cli)]
+    if not installed:
+        scope = "--scope local" if cli == "claude" else "--scope project"
+        looked = ", ".join(map(str, _settings_files(cli, cwd, home)))
+        out.append(Check(f"{cli} hook", PROBLEM, f"no acteon-swarm gate in {looked}",
+                         f"`acteon-swarm-hook install --cli {cli} {scope} --key-file STATE/default-agent.key` "
+                         "in the project folder"))
+        return out
+    where = ", ".join(sorted({str(f) for f, _ in installed}))
+    out.append(Check(f"{cli} hook", OK, f"installed in {where}"))
+    if cli == "gemini" and not _gemini_trusted(cwd, home):
+        out.append(Check("gemini trust", PROBLEM, f"{cwd} is not a trusted folder: Gemini CLI ignores every hook "
+                                                  "there (its own and the user's)",
+                         "trust the folder once in `gemini`, add it to ~/.gemini/trustedFolders.json, or set "
+                         "GEMINI_CLI_TRUST_WORKSPACE=true"))
+    out.append(_probe(installed[0][1], cli, cwd))
+    return out
+
+
+def checks(state: Path, cwd: Path, home: Path) -> list[Check]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("acteon-swarm")
+    except PackageNotFoundError:
+        installed = "not installed as a package (running from the source tree)"
+    python = ".".join(map(str, sys.version_info[:3]))
+    out = [Check("python", OK if sys.version_info >= (3, 11) else PROBLEM, python, "use Python 3.11 or newer"),
+           Check("acteon-swarm", OK, f"{c.VERSION} ({installed})")]
+    out += _gateway(os.environ.get(c.ENV_URL) or c.DEFAULT_URL, state)
+    for cli in ("claude", "gemini"):
+        out += _cli_checks(cli, cwd, home)
+    return [ch if ch.status != OK or not ch.fix else Check(ch.name, ch.status, ch.detail) for ch in out]
+
+
+def doctor(
+    folder: Annotated[Path, typer.Option("--folder", help="the project folder agents work in")] = Path(),
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Check that this setup gates the agents: gateway, keys, CLIs, hooks, and a real probe through them."""
+    results = checks(state_of(state_dir), folder.absolute(), Path.home())
+    if as_json:
+        print_json([asdict(r) for r in results])
+    else:
+        for r in results:
+            print(f"{r.status:<8} {r.name:<14} {r.detail}")
+            if r.fix:
+                print(f"{'':<23} fix: {r.fix}")
+    raise typer.Exit(1 if any(r.status == PROBLEM for r in results) else 0)

@@ -1,0 +1,98 @@
+"""Issue 12: `acteon-swarm doctor` healthy, and with each problem it reports — the gateway down, a wrong admin
+key, a CLI without the gate hook, an untrusted Gemini folder, and a hook that lets a destructive call through
+(the probe runs the installed hook for real)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import ROOT, gateway_process
+
+ADMIN = "doctor-test-admin-key"
+HOOK = [sys.executable, "-I", "-S", str(ROOT / "hook" / "__main__.py")]
+
+
+@pytest.fixture
+def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A project folder, a home with stub `claude`/`gemini` binaries on PATH, and a gateway with its keys."""
+    project, home, bin_dir, state = tmp_path / "proj", tmp_path / "home", tmp_path / "bin", tmp_path / "gw"
+    for d in (project, home, bin_dir):
+        d.mkdir()
+    home.chmod(0o700)
+    for cli, version in (("claude", "2.1.328 (Claude Code)"), ("gemini", "0.61.0")):
+        stub = bin_dir / cli
+        stub.write_text(f"#!/bin/sh\necho '{version}'\n")
+        stub.chmod(0o755)
+    with gateway_process({"ACTEON_ADMIN_KEY": ADMIN, "ACTEON_STATE_DIR": str(state)}) as url:
+        yield {"project": project, "home": home, "bin": bin_dir, "state": state, "url": url}
+
+
+def install(s: dict[str, Any], cli: str, url: str | None = None) -> None:
+    scope = ["--scope", "local"] if cli == "claude" else ["--scope", "project"]
+    r = subprocess.run([*HOOK, "install", "--cli", cli, *scope, "--url", url or s["url"],
+                        "--key-file", str(s["state"] / "default-agent.key")],
+                       cwd=s["project"], env={"PATH": os.environ["PATH"], "HOME": str(s["home"])},
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def doctor(s: dict[str, Any], **env: str) -> tuple[int, dict[str, dict[str, str]]]:
+    full = {"PATH": f"{s['bin']}:{os.environ['PATH']}", "HOME": str(s["home"]), "PYTHONPATH": str(ROOT),
+            "ACTEON_URL": s["url"], "ACTEON_ADMIN_KEY": ADMIN, **env}
+    r = subprocess.run([sys.executable, "-m", "orchestrator.cli", "doctor", "--folder", str(s["project"]),
+                        "--json"], capture_output=True, text=True, env=full, cwd=s["project"], timeout=120)
+    assert "Traceback" not in r.stderr, r.stderr
+    return r.returncode, {c["name"]: c for c in json.loads(r.stdout)}
+
+
+def trust(s: dict[str, Any]) -> None:
+    (s["home"] / ".gemini").mkdir(exist_ok=True)
+    (s["home"] / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(s["project"]): "TRUST_FOLDER"}))
+
+
+def test_a_healthy_setup(setup) -> None:  # type: ignore[no-untyped-def]
+    install(setup, "claude")
+    install(setup, "gemini")
+    trust(setup)
+    code, checks = doctor(setup)
+    assert code == 0, checks
+    statuses = {n: c["status"] for n, c in checks.items()}
+    assert statuses.items() >= {
+        "gateway": "ok", "admin key": "ok", "claude": "ok", "claude hook": "ok", "claude probe": "ok",
+        "gemini": "ok", "gemini hook": "ok", "gemini probe": "ok"}.items()
+    assert "2.1.328" in checks["claude"]["detail"]
+    assert checks["store"]["status"] == "note"  # the embedded store loses everything on restart
+
+
+def test_each_problem_is_named_with_its_fix(setup, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    code, checks = doctor(setup)  # no hooks installed
+    assert code == 1
+    assert checks["claude hook"]["status"] == "PROBLEM" and "acteon-swarm-hook install" in checks["claude hook"]["fix"]
+    install(setup, "gemini")
+    code, checks = doctor(setup)
+    assert checks["gemini trust"]["status"] == "PROBLEM" and "trustedFolders.json" in checks["gemini trust"]["fix"]
+    code, checks = doctor(setup, ACTEON_ADMIN_KEY="not-the-key")
+    assert checks["admin key"]["status"] == "PROBLEM" and code == 1
+    code, checks = doctor(setup, ACTEON_URL="http://127.0.0.1:9")
+    assert checks["gateway"]["status"] == "PROBLEM" and "acteon-gateway" in checks["gateway"]["fix"]
+
+
+def test_a_hook_that_lets_a_destructive_call_through_fails_the_probe(setup, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    rules = tmp_path / "allow-all"
+    rules.mkdir()
+    (rules / "all.yaml").write_text("rules:\n  - {name: allow-everything, priority: 1, action: allow}\n")
+    lax_state = tmp_path / "lax"
+    with gateway_process({"ACTEON_ADMIN_KEY": ADMIN, "ACTEON_STATE_DIR": str(lax_state),
+                          "ACTEON_RULES_DIR": str(rules)}) as lax:
+        setup["state"] = lax_state
+        install(setup, "claude", url=lax)
+        code, checks = doctor(setup, ACTEON_URL=lax)
+    assert code == 1
+    assert checks["claude probe"]["status"] == "PROBLEM" and "let" in checks["claude probe"]["detail"]
