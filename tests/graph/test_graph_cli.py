@@ -116,7 +116,7 @@ def test_ready_lists_and_prints_queries() -> None:
 def test_vocab_table_matches_the_readme_and_turtle_parses() -> None:
     code, out, _ = graph("vocab", "--format", "markdown")
     assert code == 0 and out == V.markdown_table()
-    assert V.markdown_table() in (ROOT / "README.md").read_text()
+    assert V.markdown_table() in (ROOT / "docs" / "sparql.md").read_text()
     code, out, _ = graph("vocab", "--format", "turtle")
     g = Graph().parse(data=out, format="turtle")
     assert code == 0 and len(set(g.subjects())) == len(V.TERMS)
