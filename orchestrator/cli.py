@@ -260,20 +260,12 @@ def status(
 
 
 def _live_stats(state: Path, rd: Any) -> dict[str, Any] | None:
+    """The gateway's counters while the run goes (else `status` shows the run folder's copy)."""
     run = rd.read_run()
     if run.get("status") != "running" or not run.get("gateway_url"):
         return None
-    try:
-        import httpx
-
-        key = _find_admin_key(state)
-        if key is None:
-            return None
-        r = httpx.get(f"{run['gateway_url']}{c.API_PREFIX}/runs/{rd.run_id}/stats",
-                      headers={"Authorization": f"Bearer {key}"}, timeout=2)
-        return dict(r.json()) if r.status_code == 200 else None
-    except Exception:
-        return None
+    stats = _gateway_call(state, rd.run_id, lambda cl: cl.stats(rd.run_id), best_effort=True)
+    return dict(stats) if stats is not None else None
 
 
 @app.command()
@@ -311,8 +303,6 @@ def cancel(
     import signal
     import time
 
-    import httpx
-
     from orchestrator.process import is_same_process
 
     state = _state(state_dir)
@@ -320,12 +310,10 @@ def cancel(
     run = rd.read_run()
     result: dict[str, Any] = {"run_id": run_id, "gateway": "unreachable", "orchestrator": "not running"}
     if run.get("gateway_url"):
-        try:
-            r = httpx.post(f"{run['gateway_url']}{c.API_PREFIX}/runs/{run_id}/cancel",
-                           headers={"Authorization": f"Bearer {_admin_key(state)}"}, timeout=5)
-            result["gateway"] = "cancelled" if r.status_code == 200 else f"answered {r.status_code}"
-        except httpx.HTTPError:
-            pass
+        _admin_key(state)  # a missing key is the user's to fix, not an unreachable gateway
+        answer = _gateway_call(state, run_id, lambda cl: cl.cancel(run_id), best_effort=True)
+        if answer is not None:
+            result["gateway"] = "cancelled"
     pid, started = int(run.get("pid") or 0), int(run.get("process_start_time") or 0)
     if run.get("status") == "running":
         # pid AND start time: a recycled pid belongs to someone else, and we must not signal it.

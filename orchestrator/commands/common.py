@@ -70,15 +70,22 @@ def gateway_url(state: Path, run_id: str | None) -> str:
     return url or c.DEFAULT_URL
 
 
-def gateway_call(state: Path, run_id: str | None, fn: Any, *, offline_ok: bool = False, url: str | None = None) -> Any:
-    """``fn(client)`` against the run's gateway (or ``url``). With ``offline_ok``, None when no gateway answers
-    (the caller falls back to the run folder's copy); otherwise every gateway problem is one line, exit 2."""
+def gateway_call(state: Path, run_id: str | None, fn: Any, *, offline_ok: bool = False, url: str | None = None,
+                 best_effort: bool = False) -> Any:
+    """``fn(client)`` against the run's gateway (or ``url``) — the one way commands talk to a gateway. With
+    ``offline_ok``, None when no gateway answers (the caller falls back to the run folder's copy); with
+    ``best_effort``, None on any gateway problem (live figures that are nice to have); otherwise every
+    gateway problem is one line and exit code 2."""
     import asyncio
 
     from orchestrator.gatewayclient import GatewayClient, GatewayError, Unreachable
 
+    key = find_admin_key(state) if best_effort else admin_key(state)
+    if key is None:
+        return None
+
     async def go() -> Any:
-        client = GatewayClient(url or gateway_url(state, run_id), admin_key(state))
+        client = GatewayClient(url or gateway_url(state, run_id), key, timeout_s=5.0 if best_effort else 10.0)
         try:
             return await fn(client)
         finally:
@@ -86,9 +93,10 @@ def gateway_call(state: Path, run_id: str | None, fn: Any, *, offline_ok: bool =
 
     try:
         return asyncio.run(go())
-    except Unreachable as e:
-        if offline_ok:
-            return None
-        raise fail(f"{e}; start it (`acteon-gateway`) or point ACTEON_URL at it") from None
+
     except GatewayError as e:
+        if best_effort or (offline_ok and isinstance(e, Unreachable)):
+            return None
+        if isinstance(e, Unreachable):
+            raise fail(f"{e}; start it (`acteon-gateway`) or point ACTEON_URL at it") from None
         raise fail(str(e)) from None

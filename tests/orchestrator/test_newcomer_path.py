@@ -105,6 +105,9 @@ def test_kill_9_then_resume_on_the_embedded_gateway(tmp_path: Path) -> None:
         # The journal copies the gateway's decisions as the run goes (about once a second).
         wait_until(lambda: sum(e["type"] == "tool_call" for e in journal(state, "er")) >= 2, timeout_s=10,
                    what="the first half's decisions in the journal")
+        stats_file = state / "runs" / "er" / "stats.json"
+        wait_until(lambda: stats_file.exists() and json.loads(stats_file.read_text()).get("dispatched", 0) >= 2,
+                   timeout_s=10, what="the counters' copy in the run folder")
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
         runs = json.loads(cli("runs", "--state-dir", str(state), "--json").stdout)
