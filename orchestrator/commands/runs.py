@@ -1,0 +1,313 @@
+"""``acteon-swarm run | status | runs | cancel | audit``: a run from its start to its audit trail.
+
+The functions are registered on the main app by ``orchestrator.cli``."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from orchestrator.commands.common import (
+    ConfigOpt,
+    JsonOut,
+    StateDir,
+    fail,
+)
+from orchestrator.commands.common import admin_key as _admin_key
+from orchestrator.commands.common import find_admin_key as _find_admin_key
+from orchestrator.commands.common import gateway_call as _gateway_call
+from orchestrator.commands.common import print_json as _print_json
+from orchestrator.commands.common import run_dir as _run_dir
+from orchestrator.commands.common import state_of as _state
+from orchestrator.commands.plans import config_of, gateway_for, gather_plan, load_plan_checked, warn_quota
+
+
+def run(
+    plan: Annotated[Path | None, typer.Option("--plan", help="plan.json to run")] = None,
+    prompt: Annotated[str | None, typer.Option("--prompt", help="gather a plan from this request first "
+                                                                "(needs --auto-approve)")] = None,
+    resume: Annotated[str | None, typer.Option("--resume", help="resume this run after a crash")] = None,
+    engine: Annotated[str | None, typer.Option(help="command | claude | gemini (default: swarm.toml)")] = None,
+    max_agents: Annotated[int | None, typer.Option("--max-agents", min=1, help="at most this many agents")] = None,
+    auto_approve: Annotated[bool, typer.Option("--auto-approve", help="run an unapproved plan")] = False,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="the run id (default: generated)")] = None,
+    detach: Annotated[bool, typer.Option("--detach", help="run in the background; follow it with "
+                                                          "`status --watch`")] = False,
+    config: ConfigOpt = None,
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Run a plan: tasks as parallel agent sessions behind the gateway."""
+    import asyncio
+    import secrets
+
+    from orchestrator.plan import load_plan
+    from orchestrator.roles import roles_from_config
+    from orchestrator.runner import Run, RunOptions
+
+    cfg = config_of(config)
+    state = _state(state_dir)
+    if resume:
+        rd = _run_dir(state, resume)
+        previous = rd.read_run()
+        from orchestrator.process import is_same_process
+
+        if previous.get("status") == "running" and is_same_process(int(previous.get("pid", 0)),
+                                                                   int(previous.get("process_start_time") or 0)):
+            raise fail(f"run {resume} is still running (pid {previous['pid']})")
+        the_plan = load_plan(rd.plan_file, set(roles_from_config(cfg)))
+        the_run_id, engine = resume, engine or previous.get("engine")
+    else:
+        if (plan is None) == (prompt is None):
+            raise fail("give one of --plan PLAN.json or --prompt TEXT (or --resume RUN_ID)")
+        if prompt is not None:
+            if cfg.safety.require_plan_approval and not auto_approve:
+                raise fail("a gathered plan is unapproved: pass --auto-approve to run it at once, or use "
+                           "`acteon-swarm plan gather` and approve the plan first")
+            chosen = engine or cfg.defaults.engine
+            if chosen == "command":
+                raise fail("--prompt needs an AI engine to plan with: --engine claude or gemini")
+            gathered = gather_plan(prompt, engine=chosen, model=None, command=None, workdir=None,
+                                    timeout=cfg.defaults.subtask_timeout_seconds, cfg=cfg, state=state,
+                                    interactive=False)
+            from orchestrator.plan import save_plan
+
+            plan = state / "plans" / f"{gathered.plan.id}-{secrets.token_hex(3)}.json"
+            plan.parent.mkdir(parents=True, exist_ok=True)
+            save_plan(gathered.plan, plan)
+            if not as_json:
+                print(f"gathered plan: {plan} ({len(gathered.plan.tasks)} tasks)", file=sys.stderr)
+        assert plan is not None
+        the_plan = load_plan_checked(plan, cfg)
+        warn_quota(the_plan, cfg)
+        if cfg.safety.require_plan_approval and the_plan.status != "approved" and not auto_approve:
+            raise fail(f"the plan is not approved: run `acteon-swarm plan approve --plan {plan}` "
+                       "or pass --auto-approve")
+        the_run_id = run_id or f"run-{secrets.token_hex(4)}"
+        if (state / "runs" / the_run_id / "run.json").exists():
+            raise fail(f"run {the_run_id} already exists (resume it with --resume {the_run_id})")
+    engine = engine or cfg.defaults.engine
+    if detach:
+        _detach(the_run_id, state, resume=bool(resume), as_json=as_json,
+                args=["--engine", str(engine), "--state-dir", str(state)]
+                + (["--plan", str(plan.absolute()), "--run-id", the_run_id, "--auto-approve"] if plan else [])
+                + (["--resume", the_run_id] if resume else [])
+                + (["--max-agents", str(max_agents)] if max_agents else [])
+                + (["--config", str(config.absolute())] if config else []))
+        return
+    url, admin, embedded = gateway_for(state, cfg)
+    opts = RunOptions(engine=str(engine), state_dir=state, gateway_url=url, admin_key=admin, max_agents=max_agents,
+                      subtask_timeout_s=float(cfg.defaults.subtask_timeout_seconds), resume=bool(resume))
+    try:
+        with _progress(the_plan, quiet=as_json) as progress:
+            report = asyncio.run(Run(the_plan, cfg, roles_from_config(cfg), opts, the_run_id, progress).execute())
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    if as_json:
+        _print_json({"run_id": report.run_id, "status": report.status, "tasks": report.tasks,
+                     "stats": report.stats, "peak_running": report.peak_running})
+    else:
+        from orchestrator import status as st
+        from orchestrator.rundir import RunDir
+
+        print(st.render(st.collect(RunDir(state, report.run_id), None)))
+        print(f"  summary: {RunDir(state, report.run_id).summary_file}")
+    raise typer.Exit(0 if report.status == "done" else 1)
+
+
+def _detach(run_id: str, state: Path, *, resume: bool, as_json: bool, args: list[str]) -> None:
+    """Start this same command without --detach in a new session (it survives the terminal closing), its
+    output in the run directory, and return once it has registered the run (or report why it could not).
+    The plan was validated (and its approval checked) here already, so the child runs it as given."""
+    import subprocess
+    import time
+
+    from orchestrator.rundir import RunDir
+
+    rd = RunDir(state, run_id)
+    rd.create()
+    log = rd.path / "orchestrator.log"
+    before = rd.read_run().get("pid") if resume else None
+    with log.open("ab") as out:
+        child = subprocess.Popen([sys.executable, "-m", "orchestrator.cli", "run", *args], stdin=subprocess.DEVNULL,
+                                 stdout=out, stderr=out, start_new_session=True, close_fds=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if rd.read_run().get("pid") not in (None, before):
+                break
+        if child.poll() is not None:
+            tail = log.read_text(errors="replace")[-2000:].strip()
+            raise fail(f"the run stopped at once (exit {child.returncode}):\n{tail}", 1)
+        time.sleep(0.05)  # waiting for another process to write a file: nothing to wait on but the file
+    else:
+        raise fail(f"the run did not start within 60 s; see {log}", 1)
+    if as_json:
+        _print_json({"run_id": run_id, "pid": child.pid, "log": str(log), "detached": True})
+    else:
+        print(f"run {run_id} started in the background (pid {child.pid}); log: {log}\n"
+              f"follow it: acteon-swarm status --run {run_id} --watch --state-dir {state}")
+
+
+@contextlib.contextmanager
+def _progress(the_plan: Any, quiet: bool) -> Iterator[Any]:
+    """A live task table on a terminal, a line per change otherwise, nothing with --json."""
+    if quiet:
+        yield None
+        return
+    from orchestrator import terminal
+    from orchestrator.progress import LinePrinter, LiveProgress, TaskBoard
+
+    console = terminal.console(stderr=True)
+    if not console.is_terminal:
+        yield LinePrinter(console)
+        return
+    with LiveProgress(TaskBoard.for_tasks([(t.id, t.assigned_role) for t in the_plan.tasks]), console) as live:
+        yield live
+
+
+def status(
+    run_id: Annotated[str, typer.Option("--run", help="run id")],
+    watch: Annotated[bool, typer.Option("--watch", help="refresh until the run ends")] = False,
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Where a run stands: tasks and the gateway's counters."""
+    from orchestrator import status as st
+
+    state = _state(state_dir)
+    rd = _run_dir(state, run_id)
+    while True:
+        info = st.collect(rd, _live_stats(state, rd))
+        if as_json:
+            _print_json(info)
+        else:
+            print(st.render(info))
+        if not watch or info["status"] != "running":
+            return
+        import time
+
+        time.sleep(2)  # a display refresh interval, not a synchronisation
+        print()
+
+
+def _live_stats(state: Path, rd: Any) -> dict[str, Any] | None:
+    """The gateway's counters while the run goes (else `status` shows the run folder's copy)."""
+    run = rd.read_run()
+    if run.get("status") != "running" or not run.get("gateway_url"):
+        return None
+    stats = _gateway_call(state, rd.run_id, lambda cl: cl.stats(rd.run_id), best_effort=True)
+    return dict(stats) if stats is not None else None
+
+
+def runs(state_dir: StateDir = None, as_json: JsonOut = False) -> None:
+    """The runs in the state directory, newest first."""
+    from orchestrator.rundir import list_runs
+
+    rows = []
+    for rd in list_runs(_state(state_dir)):
+        try:
+            info = rd.read_run()
+        except ValueError:
+            continue
+        rows.append({"run_id": rd.run_id, "status": rd.status(), "engine": info.get("engine"),
+                     "started_at": info.get("started_at"), "objective": info.get("objective")})
+    if as_json:
+        _print_json(rows)
+        return
+    for r in rows:
+        print(f"{r['run_id']:<20} {r['status'] or '?':<11} {r['engine'] or '?':<8} {r['started_at'] or '':<30} "
+              f"{(r['objective'] or '')[:60]}")
+    for r in rows:
+        if r["status"] == "interrupted":
+            print(f"run {r['run_id']} was interrupted (its orchestrator is gone): resume it with "
+                  f"`acteon-swarm run --resume {r['run_id']}`", file=sys.stderr)
+
+
+def cancel(
+    run_id: Annotated[str, typer.Option("--run", help="run id")],
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """Cancel a run: the gateway refuses its calls at once, then its agents are stopped."""
+    import signal
+    import time
+
+    from orchestrator.process import is_same_process
+
+    state = _state(state_dir)
+    rd = _run_dir(state, run_id)
+    run = rd.read_run()
+    result: dict[str, Any] = {"run_id": run_id, "gateway": "unreachable", "orchestrator": "not running"}
+    if run.get("gateway_url"):
+        _admin_key(state)  # a missing key is the user's to fix, not an unreachable gateway
+        answer = _gateway_call(state, run_id, lambda cl: cl.cancel(run_id), best_effort=True)
+        if answer is not None:
+            result["gateway"] = "cancelled"
+    pid, started = int(run.get("pid") or 0), int(run.get("process_start_time") or 0)
+    if run.get("status") == "running":
+        # pid AND start time: a recycled pid belongs to someone else, and we must not signal it.
+        if pid and is_same_process(pid, started):
+            os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and rd.read_run().get("status") == "running":
+                time.sleep(0.1)
+            result["orchestrator"] = rd.read_run().get("status")
+        else:
+            result["orchestrator"] = "stale pid: not signalled"
+    if as_json:
+        _print_json(result)
+    else:
+        print(f"run {run_id}: gateway {result['gateway']}; orchestrator {result['orchestrator']}")
+    if result["gateway"] != "cancelled" and result["orchestrator"] not in ("cancelled", "done", "failed"):
+        raise typer.Exit(1)
+
+
+def audit(
+    run_id: Annotated[str, typer.Option("--run")],
+    outcome: Annotated[str | None, typer.Option(help="only this outcome")] = None,
+    agent: Annotated[str | None, typer.Option(help="only this agent")] = None,
+    state_dir: StateDir = None,
+    as_json: JsonOut = False,
+) -> None:
+    """The gateway's audit trail of a run (from the run folder's copy when its gateway is gone)."""
+    from orchestrator.rundir import RunDir
+
+    state = _state(state_dir)
+    rd = RunDir(state, run_id)
+    rows = None
+    if not rd.exists() or _find_admin_key(state) is not None:
+        rows = _gateway_call(state, run_id, lambda cl: cl.audit(run_id, outcome=outcome, agent=agent),
+                             offline_ok=rd.exists())
+    if rows is None:
+        rows = _journaled_audit(rd, outcome, agent)
+        print(f"acteon-swarm: the gateway of run {run_id} is not running; these are the {len(rows)} decisions "
+              f"kept in {rd.journal_file}", file=sys.stderr)
+    if as_json:
+        _print_json(rows)
+        return
+    for r in rows:
+        print(f"{r.get('agent_id', ''):<16} {r.get('outcome', ''):<16} {r.get('rule', ''):<28} "
+              f"{r.get('target', '')[:60]}")
+
+
+def _journaled_audit(rd: Any, outcome: str | None, agent: str | None) -> list[dict[str, Any]]:
+    """The run's decisions as its journal kept them (copied from the gateway's audit while it ran)."""
+    from orchestrator.rundir import ToolCall
+
+    rows = []
+    for event in rd.read_events():
+        if isinstance(event, ToolCall) and (outcome is None or event.outcome == outcome) and (
+                agent is None or event.agent_id == agent):
+            rows.append({"audit_id": event.audit_id, "agent_id": event.agent_id, "task_id": event.task_id,
+                         "tool": event.tool, "action_type": event.action_type, "target": event.target,
+                         "outcome": event.outcome, "rule": event.rule or "", "reason": event.reason,
+                         "approval_id": event.approval_id, "ts_ms": event.at_ms})
+    return rows
