@@ -96,3 +96,35 @@ def test_a_hook_that_lets_a_destructive_call_through_fails_the_probe(setup, tmp_
         code, checks = doctor(setup, ACTEON_URL=lax)
     assert code == 1
     assert checks["claude probe"]["status"] == "PROBLEM" and "let" in checks["claude probe"]["detail"]
+
+
+def test_an_old_python_and_a_gateway_without_rules_are_problems(monkeypatch, tmp_path: Path) -> None:
+    """The checks that need a situation a subprocess cannot easily make: an old interpreter, and a gateway
+    that answers but has lost its rule pack (503)."""
+    import http.server
+    import threading
+
+    from orchestrator.commands import doctor as d
+
+    class Lost(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b'{"status":"unavailable","error":{"code":"rules_unavailable","message":"no rule pack in force"}}'
+            self.send_response(503)
+            self.send_header("content-type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Lost)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        (check,) = d._gateway(f"http://127.0.0.1:{server.server_address[1]}", tmp_path)
+    finally:
+        server.shutdown()
+    assert check.status == d.PROBLEM and "no rule pack in force" in check.detail
+    monkeypatch.setattr(d.sys, "version_info", (3, 10, 4))
+    monkeypatch.setenv("ACTEON_URL", "http://127.0.0.1:9")
+    python = d.checks(tmp_path, tmp_path, tmp_path)[0]
+    assert python.status == d.PROBLEM and python.fix == "use Python 3.11 or newer"

@@ -145,7 +145,7 @@ def test_approvals_reach_a_run_served_by_its_embedded_gateway(tmp_path: Path) ->
     two_steps["subtasks"].append({"id": "a-2", "name": "a", "command": "$(cat .tool) approved-by-a-human > result.txt"})
     p = write_plan(tmp_path, plan(ws, [two_steps]))
     embedded = {"ACTEON_URL": "", "ACTEON_ADMIN_KEY": ""}
-    proc = start_cli("run", "--plan", str(p), "--state-dir", str(state), "--run-id", "ap", "--json", env=embedded)
+    proc = start_cli("run", "--plan", str(p), "--state-dir", str(state), "--run-id", "ap", env=embedded)
     try:
         pending: list[dict[str, str]] = []
 
@@ -162,10 +162,13 @@ def test_approvals_reach_a_run_served_by_its_embedded_gateway(tmp_path: Path) ->
         assert "run ap" in text and "$(cat .tool) approved-by-a-human > result.txt" in text
         ok = cli("approvals", "approve", item["approval_id"], "--state-dir", str(state), env=embedded)
         assert ok.returncode == 0 and "approved" in ok.stdout, ok.stderr
-        out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
-    assert json.loads(out)["tasks"] == {"a": "done"}
+    # Point 6: the run's own output said the task was waiting for a human, naming the approval.
+    assert f"waiting   a  a.a-2: approval {item['approval_id']}" in err
+    done = json.loads(cli("status", "--run", "ap", "--state-dir", str(state), "--json").stdout)
+    assert done["status"] == "done" and done["tasks"][0]["status"] == "done"
     assert (ws / "result.txt").read_text() == "approved-by-a-human\n"
