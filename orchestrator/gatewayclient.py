@@ -25,8 +25,9 @@ class NotFound(GatewayError):
 class GatewayClient:
     def __init__(self, url: str, admin_key: str, timeout_s: float = 10.0) -> None:
         self.url = url.rstrip("/")
+        # No key, no header: /health needs none, and an empty bearer is not even a valid header.
         self._http = httpx.AsyncClient(base_url=self.url, timeout=timeout_s,
-                                       headers={"Authorization": f"Bearer {admin_key}"})
+                                       headers={"Authorization": f"Bearer {admin_key}"} if admin_key else {})
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -50,6 +51,10 @@ class GatewayClient:
 
     async def health(self) -> dict[str, Any]:
         return dict(await self._call("GET", "/health"))
+
+    async def rules(self) -> list[dict[str, Any]]:
+        """The global rule pack in force (admin key)."""
+        return list((await self._call("GET", "/rules"))["rules"])
 
     async def create_run(self, run_id: str, rules: list[dict[str, Any]], quota: dict[str, Any] | None) -> str:
         body: dict[str, Any] = {"run_id": run_id, "rules": rules or None}

@@ -10,6 +10,7 @@ human must judge: the full command (never cut), the agent and its role, the rule
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -60,14 +61,22 @@ def list_(
     state = state_of(state_dir)
     rows: dict[str, dict[str, Any]] = {}
     answered = 0
+    from orchestrator.rundir import RunDir
+
+    kept = run_id is not None and RunDir(state, run_id).exists()
     for url in _gateways(state, run_id):
         found = gateway_call(state, run_id, lambda cl: cl.approvals(run_id, status_), url=url,
-                             offline_ok=run_id is None)
+                             offline_ok=run_id is None or kept)
         if found is None:
             continue  # a run's gateway that just stopped, or no shared gateway: nothing waits there
         answered += 1
         for a in found:
             rows.setdefault(a["approval_id"], a)
+    if answered == 0 and kept and run_id is not None:
+        rows = {a["approval_id"]: a for a in _journaled(RunDir(state, run_id))}
+        print(f"acteon-swarm: the gateway of run {run_id} is not running; these are the approvals its journal "
+              "recorded (asked again when the run is resumed)", file=sys.stderr)
+        answered = 1
     if answered == 0:
         raise fail(f"no gateway answered: no live run in {state / 'runs'} and nothing at "
                    f"{os.environ.get(c.ENV_URL) or c.DEFAULT_URL}; start one (`acteon-gateway`) or pass --run")
@@ -88,6 +97,25 @@ def list_(
         print(f"    {a.get('action_type')}: {a.get('target')}")
         if a.get("reason"):
             print(f"    why: {a['reason']}")
+
+
+def _journaled(rd: Any) -> list[dict[str, Any]]:
+    """Approvals a run asked for, as its journal recorded them: calls that waited for a human and never ran."""
+    from orchestrator.rundir import ToolCall
+
+    asked: dict[str, dict[str, Any]] = {}
+    ran: set[str] = set()
+    for e in rd.read_events():
+        if not isinstance(e, ToolCall) or not e.approval_id:
+            continue
+        if e.outcome == "pending_approval":
+            asked.setdefault(e.approval_id, {
+                "approval_id": e.approval_id, "status": "pending", "run_id": rd.run_id, "agent_id": e.agent_id,
+                "role": None, "rule": e.rule, "reason": e.reason, "action_type": e.action_type,
+                "target": e.target, "created_ms": e.at_ms})
+        else:
+            ran.add(e.approval_id)
+    return [a for i, a in asked.items() if i not in ran]
 
 
 def _resolve(approval_id: str, approve: bool, reason: str, state_dir: Path | None) -> None:

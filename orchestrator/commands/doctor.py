@@ -36,17 +36,32 @@ class Check:
 
 
 def _gateway(url: str, state: Path) -> list[Check]:
-    import httpx
+    import asyncio
+
+    from orchestrator.gatewayclient import GatewayClient, GatewayError, Unreachable
+
+    key = find_admin_key(state)
+
+    async def ask() -> tuple[dict[str, Any], str | None]:
+        client = GatewayClient(url, key or "", timeout_s=3.0)
+        try:
+            health = await client.health()
+            if key is None:
+                return health, None
+            try:
+                await client.rules()
+                return health, ""
+            except GatewayError as e:
+                return health, str(e)
+        finally:
+            await client.aclose()
 
     try:
-        health = httpx.get(f"{url}{c.API_PREFIX}/health", timeout=3)
-    except httpx.HTTPError as e:
-        return [Check("gateway", PROBLEM, f"nothing answers at {url} ({type(e).__name__})",
-                      "start it: `acteon-gateway` (or point ACTEON_URL at yours)")]
-    body = health.json() if health.headers.get("content-type", "").startswith("application/json") else {}
-    if health.status_code != 200:
-        error = (body.get("error") or {}).get("message", health.text[:200])
-        return [Check("gateway", PROBLEM, f"{url} answers {health.status_code}: {error}",
+        body, key_problem = asyncio.run(ask())
+    except Unreachable as e:
+        return [Check("gateway", PROBLEM, str(e), "start it: `acteon-gateway` (or point ACTEON_URL at yours)")]
+    except GatewayError as e:
+        return [Check("gateway", PROBLEM, f"{url} is not healthy: {e}",
                       "see the gateway's log; `acteon-gateway` prints its store and rule pack at start-up")]
     rules = body.get("rules") or {}
     out = [Check("gateway", OK, f"{url}: {body.get('store')} store, {rules.get('count')} rules "
@@ -54,15 +69,14 @@ def _gateway(url: str, state: Path) -> list[Check]:
     if body.get("store") == "embedded":
         out.append(Check("store", NOTE, "the embedded store: audit, approvals and quotas are lost when the gateway "
                                         "stops", "use Redis (ACTEON_REDIS_URL) to keep them"))
-    key = find_admin_key(state)
-    if key is None:
+    if key_problem is None:
         out.append(Check("admin key", PROBLEM, f"none: not in ${c.ENV_ADMIN_KEY} nor {state / 'admin.key'}",
                          f"set {c.ENV_ADMIN_KEY}, or pass --state-dir where the gateway keeps its keys"))
-    else:
-        r = httpx.get(f"{url}{c.API_PREFIX}/rules", headers={"Authorization": f"Bearer {key}"}, timeout=3)
-        out.append(Check("admin key", OK, "accepted by the gateway") if r.status_code == 200 else
-                   Check("admin key", PROBLEM, f"the gateway refuses it ({r.status_code})",
+    elif key_problem:
+        out.append(Check("admin key", PROBLEM, f"the gateway refuses it ({key_problem})",
                          f"use the key the gateway was started with ({c.ENV_ADMIN_KEY} or its state dir's admin.key)"))
+    else:
+        out.append(Check("admin key", OK, "accepted by the gateway"))
     return out
 
 

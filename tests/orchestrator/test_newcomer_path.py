@@ -172,3 +172,36 @@ def test_approvals_reach_a_run_served_by_its_embedded_gateway(tmp_path: Path) ->
     done = json.loads(cli("status", "--run", "ap", "--state-dir", str(state), "--json").stdout)
     assert done["status"] == "done" and done["tasks"][0]["status"] == "done"
     assert (ws / "result.txt").read_text() == "approved-by-a-human\n"
+
+
+def test_approvals_of_a_killed_run_are_read_from_its_folder(tmp_path: Path) -> None:
+    """The run folder keeps what the gateway decided, approvals included: with the run's embedded gateway
+    gone (kill -9), `approvals list --run` shows what was waiting for a human."""
+    import os
+    import signal
+
+    from tests.orchestrator.test_run import journal, start_cli
+    from tests.support import wait_until
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    state = tmp_path / "state"
+    two_steps = task("a", "echo echo > .tool")
+    two_steps["subtasks"].append({"id": "a-2", "name": "a", "command": "$(cat .tool) later > result.txt"})
+    embedded = {"ACTEON_URL": "", "ACTEON_ADMIN_KEY": ""}
+    proc = start_cli("run", "--plan", str(write_plan(tmp_path, plan(ws, [two_steps]))), "--state-dir", str(state),
+                     "--run-id", "ka", "--json", env=embedded)
+    try:
+        wait_until(lambda: any(e["type"] == "tool_call" and e["outcome"] == "pending_approval"
+                               for e in journal(state, "ka")), timeout_s=30, what="the approval in the journal")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    r = cli("approvals", "list", "--run", "ka", "--state-dir", str(state), "--json", env=embedded)
+    assert r.returncode == 0, r.stderr
+    no_traceback(r)
+    (item,) = json.loads(r.stdout)
+    assert item["target"] == "$(cat .tool) later > result.txt" and item["status"] == "pending"
+    assert "is not running" in r.stderr
