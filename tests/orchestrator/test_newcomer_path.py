@@ -205,3 +205,18 @@ def test_approvals_of_a_killed_run_are_read_from_its_folder(tmp_path: Path) -> N
     (item,) = json.loads(r.stdout)
     assert item["target"] == "$(cat .tool) later > result.txt" and item["status"] == "pending"
     assert "is not running" in r.stderr
+
+
+def test_audit_of_the_default_run_asks_the_gateway(tmp_path: Path, gw) -> None:  # noqa: F811
+    """Point 3: `audit --run default` — the run of hooks installed outside any orchestrated run has no run
+    folder — is answered by the gateway instead of "no run"."""
+    import httpx
+
+    agent_key = httpx.post(f"{gw['ACTEON_URL']}/v1/runs/default/agent-keys",
+                           headers={"Authorization": f"Bearer {ADMIN}"}).json()["agent_key"]
+    httpx.post(f"{gw['ACTEON_URL']}/v1/dispatch", headers={"Authorization": f"Bearer {agent_key}"},
+               json={"run_id": "default", "agent_id": "solo", "provider": "claude-code", "tool": "Bash",
+                     "input": {"command": "rm -rf /"}})
+    r = cli("audit", "--run", "default", "--state-dir", str(tmp_path / "state"), "--json", env=gw)
+    assert r.returncode == 0, r.stderr
+    assert [(row["agent_id"], row["outcome"]) for row in json.loads(r.stdout)] == [("solo", "suppressed")]
