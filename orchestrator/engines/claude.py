@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 from hook import install
 from orchestrator.engines.base import MAX_OUTPUT, EngineError, SubtaskContext, SubtaskResult, hook_args, tail
-from orchestrator.process import run_in_group
+from orchestrator.process import ProcResult, run_in_group
 
 BIN_ENV = "ACTEON_CLAUDE_BIN"
 
@@ -21,25 +24,42 @@ def binary(env: dict[str, str]) -> str:
     return found
 
 
+async def run_session(*, prompt: str, settings: dict[str, object], agent_dir: Path, workdir: Path,
+                      env: dict[str, str], timeout_s: float | None, extra_args: Sequence[str] = (),
+                      on_start: Callable[[int], None] | None = None,
+                      max_output_bytes: int = 8 << 20) -> tuple[ProcResult, dict[str, Any]]:
+    """One gated ``claude -p`` session — the one way any part of the orchestrator runs Claude Code (the
+    engine's agents, the refiner, the planner): the agent's own settings file with the gate hook (checked to
+    fail closed), no other settings source, JSON output. Returns the process result and the parsed output
+    (``{}`` when there is none)."""
+    check_gated(settings)
+    settings_file = agent_dir / "settings.json"
+    install.write_atomic(settings_file, settings)
+    argv = [binary(env), "-p", prompt, "--settings", str(settings_file),
+            # Only our --settings: a project's own settings cannot add or disable hooks for this session.
+            "--setting-sources", "", "--output-format", "json", "--no-session-persistence", *extra_args]
+    out = agent_dir / "output.json"
+    result = await run_in_group(argv, cwd=workdir, env=env, stdout_path=out, stderr_path=agent_dir / "stderr.log",
+                                timeout_s=timeout_s, on_start=on_start)
+    try:
+        # Output beyond the cap is not parsed: the caller sees no answer (and may say why from the file's size).
+        data = json.loads(out.read_text(encoding="utf-8") or "{}") if out.stat().st_size <= max_output_bytes else {}
+    except (OSError, ValueError, RecursionError):
+        data = {}
+    return result, data if isinstance(data, dict) else {}
+
+
 class ClaudeEngine:
     name = "claude"
 
     async def run_subtask(self, ctx: SubtaskContext) -> SubtaskResult:
         started = time.monotonic()
-        settings = install.claude_settings({}, hook_args(ctx))
-        check_gated(settings)
-        settings_file = ctx.agent_dir / "settings.json"
-        install.write_atomic(settings_file, settings)
         prompt = ctx.prompt or ""
         (ctx.agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
-        argv = [binary(ctx.base_env), "-p", prompt, "--settings", str(settings_file),
-                # Only our --settings: a project's own settings cannot add or disable hooks for this run.
-                "--setting-sources", "", "--output-format", "json", "--no-session-persistence"]
-        result = await run_in_group(argv, cwd=ctx.workdir, env=ctx.agent_env(),
-                                    stdout_path=ctx.agent_dir / "output.json",
-                                    stderr_path=ctx.agent_dir / "stderr.log", timeout_s=ctx.timeout_s,
-                                    on_start=ctx.on_start)
-        ok, detail, answer = _parse(ctx, result.returncode)
+        result, data = await run_session(prompt=prompt, settings=install.claude_settings({}, hook_args(ctx)),
+                                         agent_dir=ctx.agent_dir, workdir=ctx.workdir, env=ctx.agent_env(),
+                                         timeout_s=ctx.timeout_s, on_start=ctx.on_start)
+        ok, detail, answer = _parse(ctx, result.returncode, data)
         if result.timed_out:
             ok, detail = False, "timed out"
         return SubtaskResult(ok=ok, returncode=result.returncode, timed_out=result.timed_out,
@@ -55,19 +75,14 @@ def check_gated(settings: dict[str, object]) -> None:
         raise EngineError("refusing to start an ungated claude agent: the gate hook is missing or fails open")
 
 
-def _parse(ctx: SubtaskContext, returncode: int | None) -> tuple[bool, str, str]:
+def _parse(ctx: SubtaskContext, returncode: int | None, data: dict[str, Any]) -> tuple[bool, str, str]:
     """(ok, detail for the journal, the agent's final answer)."""
-    out = ctx.agent_dir / "output.json"
-    try:
-        data = json.loads(out.read_text(encoding="utf-8") or "{}")
-    except (OSError, ValueError):
-        data = {}
-    result_text = str(data.get("result", ""))[:MAX_OUTPUT] if isinstance(data, dict) else ""
+    result_text = str(data.get("result", ""))[:MAX_OUTPUT]
     (ctx.agent_dir / "result.md").write_text(result_text, encoding="utf-8")
-    is_error = bool(data.get("is_error")) if isinstance(data, dict) else True
+    is_error = bool(data.get("is_error")) if data else True
     if returncode == 0 and not is_error:
         return True, result_text[:500], result_text
     return False, f"exit {returncode}: {result_text[:300] or tail(ctx.agent_dir / 'stderr.log', 300)}", result_text
 
 
-__all__ = ["ClaudeEngine", "binary", "check_gated"]
+__all__ = ["ClaudeEngine", "binary", "check_gated", "run_session"]

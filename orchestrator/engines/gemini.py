@@ -11,14 +11,40 @@ import copy
 import json
 import shutil
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from hook import install
 from orchestrator.engines.base import MAX_OUTPUT, EngineError, SubtaskContext, SubtaskResult, hook_args, tail
-from orchestrator.process import run_in_group
+from orchestrator.process import ProcResult, run_in_group
 
 BIN_ENV = "ACTEON_GEMINI_BIN"
+
+
+async def run_session(*, prompt: str, hook: argparse.Namespace, agent_dir: Path, workdir: Path,
+                      env: dict[str, str], timeout_s: float | None, extra_args: Sequence[str] = (),
+                      base_settings: dict[str, Any] | None = None,
+                      on_start: Callable[[int], None] | None = None,
+                      max_output_bytes: int = 8 << 20) -> tuple[ProcResult, dict[str, Any]]:
+    """One gated ``gemini -p`` session — the one way any part of the orchestrator runs Gemini CLI (the
+    engine's agents, the refiner, the planner): the gate hook in the session's own system settings file
+    (refused where Gemini would skip it), a trusted workspace, JSON output. Returns the process result and
+    the parsed output (``{}`` when there is none)."""
+    found = binary(env)
+    settings_file = agent_dir / "gemini-settings.json"
+    write_gated_settings(settings_file, hook, base=base_settings)
+    session_env = {**env, "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(settings_file), "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    out = agent_dir / "output.json"
+    result = await run_in_group([found, "-p", prompt, *extra_args, "--output-format", "json"], cwd=workdir,
+                                env=session_env, stdout_path=out, stderr_path=agent_dir / "stderr.log",
+                                timeout_s=timeout_s, on_start=on_start)
+    try:
+        # Output beyond the cap is not parsed: the caller sees no answer (and may say why from the file's size).
+        data = json.loads(out.read_text(encoding="utf-8") or "{}") if out.stat().st_size <= max_output_bytes else {}
+    except (OSError, ValueError, RecursionError):
+        data = {}
+    return result, data if isinstance(data, dict) else {}
 
 
 class GeminiEngine:
@@ -26,24 +52,14 @@ class GeminiEngine:
 
     async def run_subtask(self, ctx: SubtaskContext) -> SubtaskResult:
         started = time.monotonic()
-        found = binary(ctx.base_env)
-        settings_file = ctx.agent_dir / "gemini-settings.json"
-        write_gated_settings(settings_file, hook_args(ctx))
         prompt = ctx.prompt or ""
         (ctx.agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
-        env = ctx.agent_env()
-        env.update({"GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(settings_file), "GEMINI_CLI_TRUST_WORKSPACE": "true"})
-        result = await run_in_group([found, "-p", prompt, "--yolo", "--output-format", "json"], cwd=ctx.workdir,
-                                    env=env, stdout_path=ctx.agent_dir / "output.json",
-                                    stderr_path=ctx.agent_dir / "stderr.log", timeout_s=ctx.timeout_s,
-                                    on_start=ctx.on_start)
-        try:
-            data = json.loads((ctx.agent_dir / "output.json").read_text(encoding="utf-8") or "{}")
-        except (OSError, ValueError):
-            data = {}
-        answer = str(data.get("response", ""))[:MAX_OUTPUT] if isinstance(data, dict) else ""
+        result, data = await run_session(prompt=prompt, hook=hook_args(ctx), agent_dir=ctx.agent_dir,
+                                         workdir=ctx.workdir, env=ctx.agent_env(), timeout_s=ctx.timeout_s,
+                                         extra_args=["--yolo"], on_start=ctx.on_start)
+        answer = str(data.get("response", ""))[:MAX_OUTPUT]
         (ctx.agent_dir / "result.md").write_text(answer, encoding="utf-8")
-        ok = result.returncode == 0 and not result.timed_out and not (isinstance(data, dict) and data.get("error"))
+        ok = result.returncode == 0 and not result.timed_out and not data.get("error")
         if result.timed_out:
             detail = "timed out"
         elif ok:

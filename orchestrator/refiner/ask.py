@@ -10,9 +10,8 @@ timeout — the whole process group is killed —, a non-zero exit, unreadable o
 
 from __future__ import annotations
 
-import json
+import contextlib
 from pathlib import Path
-from typing import Any
 
 from hook import install
 from orchestrator.config import RefinerSection
@@ -95,19 +94,16 @@ async def _ask_command(cfg: RefinerSection, command: str, prompt: str, workdir: 
 
 async def _ask_claude(cfg: RefinerSection, prompt: str, workdir: Path, agent_dir: Path, env: dict[str, str],
                       gateway_url: str) -> str:
-    settings = install.claude_settings({}, gate_args(gateway_url, cfg.timeout_seconds))
-    claude.check_gated(settings)
-    settings_file = agent_dir / "settings.json"
-    install.write_atomic(settings_file, settings)
-    argv = [claude.binary(env), "-p", prompt, "--model", cfg.model or DEFAULT_MODELS["claude"],
-            "--output-format", "json", "--settings", str(settings_file), "--setting-sources", "",
-            # No built-in tools, no MCP servers, no skills: the refiner only reads its prompt and answers.
-            "--tools", "", "--strict-mcp-config", "--disable-slash-commands", "--no-session-persistence"]
-    out = agent_dir / "output.json"
-    result = await run_in_group(argv, cwd=workdir, env=env, stdout_path=out, stderr_path=agent_dir / "stderr.log",
-                                timeout_s=cfg.timeout_seconds)
+    # No built-in tools, no MCP servers, no skills: the refiner only reads its prompt and answers.
+    result, data = await claude.run_session(
+        prompt=prompt, settings=install.claude_settings({}, gate_args(gateway_url, cfg.timeout_seconds)),
+        agent_dir=agent_dir, workdir=workdir, env=env, timeout_s=cfg.timeout_seconds,
+        extra_args=["--model", cfg.model or DEFAULT_MODELS["claude"], "--tools", "", "--strict-mcp-config",
+                    "--disable-slash-commands"], max_output_bytes=MAX_OUTPUT_BYTES)
     _check_exit(cfg, result, agent_dir)
-    data = _read_json(out)
+    _check_size(agent_dir / "output.json")
+    if not data:
+        raise RefinerUnavailable(f"the CLI's output is not JSON (an object): {_head(agent_dir / 'output.json')!r}")
     if data.get("is_error"):
         raise RefinerUnavailable(f"claude reported an error: {str(data.get('result', ''))[:300]}")
     answer = data.get("result")
@@ -118,26 +114,37 @@ async def _ask_claude(cfg: RefinerSection, prompt: str, workdir: Path, agent_dir
 
 async def _ask_gemini(cfg: RefinerSection, prompt: str, workdir: Path, agent_dir: Path, env: dict[str, str],
                       gateway_url: str) -> str:
-    found = gemini.binary(env)
-    settings_file = agent_dir / "gemini-settings.json"
     # tools.core = []: no built-in tool is registered (an empty list, unlike a missing one, is "none").
-    gemini.write_gated_settings(settings_file, gate_args(gateway_url, cfg.timeout_seconds),
-                                base={"tools": {"core": []}})
-    gem_env = {**env, "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(settings_file), "GEMINI_CLI_TRUST_WORKSPACE": "true"}
     # No --yolo: headless Gemini then registers no tool that needs confirmation either.
-    argv = [found, "-p", prompt, "-m", cfg.model or DEFAULT_MODELS["gemini"], "--approval-mode", "default",
-            "-o", "json"]
-    out = agent_dir / "output.json"
-    result = await run_in_group(argv, cwd=workdir, env=gem_env, stdout_path=out,
-                                stderr_path=agent_dir / "stderr.log", timeout_s=cfg.timeout_seconds)
+    result, data = await gemini.run_session(
+        prompt=prompt, hook=gate_args(gateway_url, cfg.timeout_seconds), agent_dir=agent_dir, workdir=workdir,
+        env=env, timeout_s=cfg.timeout_seconds, base_settings={"tools": {"core": []}},
+        extra_args=["-m", cfg.model or DEFAULT_MODELS["gemini"], "--approval-mode", "default"],
+        max_output_bytes=MAX_OUTPUT_BYTES)
     _check_exit(cfg, result, agent_dir)
-    data = _read_json(out)
+    _check_size(agent_dir / "output.json")
+    if not data:
+        raise RefinerUnavailable(f"the CLI's output is not JSON (an object): {_head(agent_dir / 'output.json')!r}")
     if data.get("error"):
         raise RefinerUnavailable(f"gemini reported an error: {str(data.get('error'))[:300]}")
     answer = data.get("response")
     if not isinstance(answer, str):
         raise RefinerUnavailable("gemini's output has no 'response' text")
     return answer
+
+
+def _check_size(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        size = path.stat().st_size
+        if size > MAX_OUTPUT_BYTES:
+            raise RefinerUnavailable(f"output too large ({size} bytes, at most {MAX_OUTPUT_BYTES})")
+
+
+def _head(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")[:200]
+    except OSError:
+        return ""
 
 
 def _prepare(agent_dir: Path, prompt: str) -> None:
@@ -163,14 +170,3 @@ def _read_text(path: Path) -> str:
         raise RefinerUnavailable(f"cannot read the refiner's output: {e}") from None
     except UnicodeDecodeError:
         raise RefinerUnavailable("the refiner's output is not UTF-8") from None
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    text = _read_text(path)
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        raise RefinerUnavailable(f"the CLI's output is not JSON: {text[:200]!r}") from None
-    if not isinstance(data, dict):
-        raise RefinerUnavailable("the CLI's output is not a JSON object")
-    return data

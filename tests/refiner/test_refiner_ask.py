@@ -180,7 +180,8 @@ async def test_gemini_refiner_runs_gated_with_no_tools(private_tmp: Path) -> Non
                            env={**ENV, "ACTEON_GEMINI_BIN": str(fake)})
     assert answer == "REPRIORITIZE: t1=5"
     args = recorded_args(fake)
-    assert flag(args, "-p") == "P?" and flag(args, "-m") == "gemini-2.5-flash" and flag(args, "-o") == "json"
+    assert flag(args, "-p") == "P?" and flag(args, "-m") == "gemini-2.5-flash"
+    assert flag(args, "--output-format") == "json"
     assert "--yolo" not in args and flag(args, "--approval-mode") == "default"
     env = recorded_env(fake)
     settings = json.loads(Path(env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"]).read_text())
