@@ -3,8 +3,10 @@ agent started (shells, test runners, background jobs) and not just the process w
 
 A process can leave the group (`setsid`, a double fork into a new session); it still carries the
 environment it was started with. So every agent process gets a random tag in its environment
-(``ACTEON_PROCESS_TAG``), and stopping an agent also stops every process that carries its tag. A process
-that also throws its environment away (`env -i setsid …`) is beyond this.
+(``ACTEON_PROCESS_TAG``), and stopping an agent also stops every process that carries its tag. One that
+also throws its environment away (`env -i setsid …`) is caught by the orchestrator being a *child
+subreaper* (Linux ``prctl``): orphans reparent to it instead of init, and whatever is still its child when
+the run ends is stopped (:func:`stop_orphans`).
 """
 
 from __future__ import annotations
@@ -115,6 +117,55 @@ async def _group_exit(pgid: int, timeout_s: float) -> None:
     # Nothing signals the exit of a process we did not spawn, so the group is polled.
     while group_alive(pgid) and time.monotonic() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(_POLL_S)
+
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Make this process the reaper of its descendants' orphans (Linux); False where that is not possible."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def foreign_children() -> list[int]:
+    """Live children of this process in another session than ours. Agents run in sessions of their own, so
+    their orphans (reparented here) are in another session; this process's own helpers (an embedded
+    gateway's analysis workers) share its session and are left alone."""
+    parent, session = os.getpid(), os.getsid(0)
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _read_stat(int(entry.name))
+            if (fields is not None and int(fields[4 - 3]) == parent and fields[0] not in ("Z", "X")
+                    and int(fields[6 - 3]) != session):
+                found.append(int(entry.name))
+    return found
+
+
+def stop_orphans(grace_s: float = 2.0) -> int:
+    """SIGTERM, then SIGKILL, the agents' orphans still alive at the end of a run (reparented here as the
+    subreaper; see :func:`foreign_children`), then reap them. Returns how many there were."""
+    children = foreign_children
+    pids = children()
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while children() and time.monotonic() < deadline:
+        time.sleep(_POLL_S)
+    for pid in children():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in pids:  # reap exactly those (waitpid(-1) could take a child someone else waits for)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+    return len(pids)
 
 
 def tagged(tag: str) -> list[int]:

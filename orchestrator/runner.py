@@ -28,7 +28,7 @@ from orchestrator.memory.select import for_prompt
 from orchestrator.memory.sources import normalize_workspace
 from orchestrator.memory.store import MemoryStore, open_store
 from orchestrator.plan import Plan, Task, estimated_actions, save_plan
-from orchestrator.process import kill_group, process_start_time, reap_orphan
+from orchestrator.process import become_subreaper, kill_group, process_start_time, reap_orphan, stop_orphans
 from orchestrator.progress import Progress
 from orchestrator.refiner import RefinerOutcome, refine
 from orchestrator.refiner.ask import refiner_engine
@@ -99,6 +99,7 @@ class Run:
 
     # --- lifecycle ---------------------------------------------------------------------------------
     async def execute(self) -> RunReport:
+        become_subreaper()  # orphans of agents (even ones that dropped their environment) stay ours to stop
         self.dir.create()
         # A resume reads the journal once: orphans to reap, the refiner's edits, statuses, tailer cursors.
         past = self.dir.read_events() if self.opts.resume else []
@@ -189,6 +190,9 @@ class Run:
             self.scheduler.cancel(reason)
 
     async def _finish(self, statuses: dict[str, str]) -> RunReport:
+        orphans = await asyncio.to_thread(stop_orphans)
+        if orphans:
+            self.dir.record(R.Note, kind="orphans_stopped", data={"count": orphans})
         if self.cancel_reason:
             status = "cancelled"
         elif all(s in ("done", "skipped") for s in statuses.values()):

@@ -63,3 +63,23 @@ def test_an_escaped_process_does_not_outlive_a_finished_subtask(tmp_path: Path) 
     finally:
         for pid in pids_of(marker):
             subprocess.run(["kill", "-9", str(pid)])
+
+
+def test_a_process_that_also_drops_its_environment_does_not_outlive_the_run(tmp_path: Path) -> None:
+    """`env -i setsid …` leaves the group and the tag behind; the orchestrator, as the child subreaper,
+    inherits the orphan and stops it when the run ends."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    marker = f"acteon-bare-{uuid.uuid4().hex[:8]}"
+    leave = f"env -i setsid sh -c 'sleep 305; : {marker}' < /dev/null > /dev/null 2>&1 &"
+    p = write_plan(tmp_path, plan(ws, [task("a", leave)]))
+    try:
+        r = cli("run", "--plan", str(p), "--state-dir", str(tmp_path / "state"), "--json", env={"ACTEON_URL": ""})
+        assert r.returncode == 0, r.stderr
+        deadline = time.monotonic() + 5
+        while pids_of(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pids_of(marker) == []
+    finally:
+        for pid in pids_of(marker):
+            subprocess.run(["kill", "-9", str(pid)])
