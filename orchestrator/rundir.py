@@ -104,6 +104,7 @@ class ToolCall(_Event):
     rule: str | None = None
     reason: str | None = None
     approval_id: str | None = None
+    retry_after_ms: int | None = None  # a throttle or quota: when the call may be tried again
     at_ms: int  # gateway (Redis) time of the decision
 
 

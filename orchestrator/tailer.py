@@ -36,6 +36,7 @@ class ToolCallFields(TypedDict):
     rule: str | None
     reason: str | None
     approval_id: str | None
+    retry_after_ms: int | None
     at_ms: int
 
 
@@ -172,6 +173,8 @@ class Tailer:
             action_type=str(rec.get("action_type") or ""), target=str(rec.get("target") or "")[:MAX_TARGET],
             outcome=str(rec.get("outcome") or ""), rule=_text(rec.get("rule")), reason=_text(rec.get("reason")),
             approval_id=_text(rec.get("approval_id")), at_ms=int(rec["ts"]),
+            retry_after_ms=int(rec["retry_after_ms"]) if isinstance(rec.get("retry_after_ms"), int) and
+            rec["retry_after_ms"] > 0 else None,
         )
 
     def _completion(self, ev: dict[str, Any]) -> CompletionFields | None:

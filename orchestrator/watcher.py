@@ -116,5 +116,7 @@ def _detail(call: Any) -> str:
     if outcome == "pending_approval":
         return f"approval {call.get('approval_id') or '?'}: {target}"
     if outcome in ("throttled", "quota_exceeded"):
-        return f"{call.get('reason') or outcome}: {target}"
+        retry = call.get("retry_after_ms")
+        when = f"retry in {-(-int(retry) // 1000)} s" if retry else (call.get("reason") or outcome)
+        return f"{when}: {target}"
     return target

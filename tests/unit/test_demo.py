@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -26,4 +27,7 @@ def test_demo_runs_the_bundled_plan_and_shows_each_kind_of_decision(tmp_path) ->
     text = console.export_text()
     assert "block-destructive-commands" in text and "the operator approves it" in text
     assert "Total dispatched:" in text
+    # Issue 12, point 6: the live output says why a task is not moving — waiting for a human, or throttled.
+    assert "waiting   publish  publish.publish-1: approval apr-" in text
+    assert re.search(r"throttled fan-out  fan-out\.fan-out-\d: retry in \d+ s: echo \d >> fanout\.txt", text)
     assert "behaved as designed" in text and f"acteon-swarm status --run {result['run_id']}" in text
