@@ -30,3 +30,11 @@ def test_every_link_stays_in_the_repository_and_resolves() -> None:
                 assert anchor in _anchors(resolved), f"{page.name}: no heading #{anchor} in {resolved.name}"
             checked += 1
     assert checked >= 10
+
+
+def test_the_quick_starts_say_where_to_run_and_about_gemini_trust() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    claude = readme[readme.index("## Quick start: Claude Code"):readme.index("## Quick start: Gemini CLI")]
+    gemini = readme[readme.index("## Quick start: Gemini CLI"):readme.index("## Configuration")]
+    assert "in the" in claude and "project folder" in claude and "uninstall" in claude
+    assert "project folder" in gemini and "trust" in gemini and "trustedFolders.json" in gemini
