@@ -14,6 +14,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -121,7 +122,7 @@ class MemoryStore:
                                      check_same_thread=False)
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._wal()
             self._conn.execute("PRAGMA synchronous = NORMAL")  # the journals are the durable copy
             with self._write() as db:
                 if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
@@ -129,6 +130,21 @@ class MemoryStore:
         except BaseException:
             self._conn.close()
             raise
+
+    def _wal(self) -> None:
+        """Switch to WAL. Two processes opening a new index at once can both try; SQLite may refuse the switch
+        with "database is locked" without calling the busy handler, so it is retried for the busy timeout."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        delay = 0.005
+        while True:
+            try:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if ("locked" not in str(e) and "busy" not in str(e)) or time.monotonic() > deadline:
+                    raise
+            time.sleep(delay)  # waiting for the other process to finish its switch, not a timing assumption
+            delay = min(delay * 2, 0.1)
 
     # --- plumbing ----------------------------------------------------------------------------------
     @contextmanager

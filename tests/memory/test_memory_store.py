@@ -288,3 +288,23 @@ def test_two_processes_add_concurrently_without_losing_rows(tmp_path: Path) -> N
         assert s.count() == 400 + 50
         assert len(s.search("writer", limit=1000)) == 400
         assert len(s.search("shared", run_id="shared", limit=1000)) == 50
+
+
+_OPENER = """
+import sys
+from pathlib import Path
+from orchestrator.memory.store import MemoryStore
+MemoryStore(Path(sys.argv[1]))
+"""
+
+
+def test_processes_opening_a_new_index_at_once_all_succeed(tmp_path: Path) -> None:
+    """SQLite can refuse the switch to WAL with "database is locked" (without calling the busy handler) when
+    another process is switching the same new file: the store retries instead of failing the run."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for round_ in range(12):
+        path = tmp_path / f"idx-{round_}.sqlite3"
+        procs = [subprocess.Popen([sys.executable, "-c", _OPENER, str(path)], env=env, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(4)]
+        errors = [p.communicate(timeout=60)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0] * 4, errors
