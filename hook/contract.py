@@ -132,6 +132,22 @@ APPROVAL_EXPIRED = "expired"
 APPROVAL_USED = "used"
 APPROVAL_STATUSES = (APPROVAL_PENDING, APPROVAL_APPROVED, APPROVAL_REJECTED, APPROVAL_EXPIRED, APPROVAL_USED)
 
+
+# An approval id names its run (`apr-<16 hex>-<run>`), so any process can find the record — the gateway in
+# its store, the CLI the run's own gateway — with no global index. String operations, not `re`: the hook
+# imports this module on every tool call.
+def approval_id(token_hex: str, run_id: str) -> str:
+    return f"apr-{token_hex}-{run_id}"
+
+
+def approval_run(approval_id: str) -> str | None:
+    """The run an approval id names, or None when it is not one."""
+    prefix, _, rest = approval_id.partition("-")
+    token, _, run_id = rest.partition("-")
+    if prefix != "apr" or len(token) != 16 or any(ch not in "0123456789abcdef" for ch in token) or not run_id:
+        return None
+    return run_id if "\n" not in run_id else None
+
 # --- errors ---------------------------------------------------------------------------------------
 # Every non-200 answer carries {"error": {"code": ..., "message": ...}}.
 ERROR_KEY = "error"

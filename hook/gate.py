@@ -80,7 +80,7 @@ def decide(
         result = _call("POST", url, c.DISPATCH_PATH, key, body, min(deadline, now() + c.DISPATCH_TIMEOUT_S))
         if result.get(c.R_OUTCOME) == c.PENDING_APPROVAL:
             result = _await_approval(result, url, key, body, deadline, now)
-        return _answer(result, dialect)
+        return dialects.answer(result, dialect)
     except Denied as e:
         return dialects.deny(dialect, str(e))
 
@@ -106,10 +106,6 @@ def _await_approval(
             raise Denied(dialects.rejected(approval_id, view))
         if status != c.APPROVAL_PENDING:
             raise Denied(f"acteon-swarm: approval {approval_id} is {status}; call blocked")
-
-
-def _answer(result: dict[str, Any], dialect: str) -> dict[str, Any]:
-    return dialects.answer(result, dialect)
 
 
 def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None, key_file: str | None,

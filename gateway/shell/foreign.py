@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gateway.paths import is_within
 from gateway.shell import categories as cat
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.generic import note_arguments
@@ -208,8 +209,7 @@ def m4(call: Call) -> Flow:
     operands = [w for w in call.args if not w.value.startswith("-")]
     texts = [call.stdin.script] if call.stdin.script is not None else []
     for word in operands:
-        path = call.read(word)
-        content = call.scope.files.get(path) if path is not None else None
+        content = call.file_content(word)
         if content is not None and content.script is not None:
             texts.append(content.script)
     if call.stdin.opaque and not operands:
@@ -228,7 +228,8 @@ def run_parts(call: Call) -> Flow:
     for word in call.args:
         if not word.value.startswith("-"):
             path = call.inspect(word)
-            if path is None or not path.startswith(call.facts.workspace or "\0"):
+            workspace = call.facts.workspace
+            if path is None or workspace is None or not is_within(path, workspace):
                 call.flag(cat.DYNAMIC_COMMAND)
     return OPAQUE
 

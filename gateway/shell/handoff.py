@@ -153,8 +153,7 @@ def plants_command(facts: Facts, path: str, flow: Flow) -> None:
     if flow.script is None or not invokes_shell(flow.script):
         return
     pf = facts.record(path)
-    name = pf.path.rsplit("/", 1)[-1]
-    if pf.path_class == HOME and (name.startswith(".") or "/.config/" in pf.path or "/." in pf.path):
+    if pf.path_class == HOME and "/." in pf.path:  # a dot-file, or anything under a dot-directory (~/.config/…)
         facts.flag(cat.PERSISTENCE)
 
 

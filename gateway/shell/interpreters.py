@@ -47,16 +47,6 @@ def run_code_word(call: Call, word: Word) -> None:
     call.run_script(word.value)
 
 
-def _file_content(call: Call, word: Word) -> Flow | None:
-    """What executing the file ``word`` runs, when this command line produced it; else None."""
-    if word.subs:  # <(curl …)
-        return word.flow
-    path = call.read(word)
-    if path is None:
-        return None
-    return call.scope.files.get(path)
-
-
 # -- shells ------------------------------------------------------------------------------------------
 
 _SHELL_VALUE_OPTIONS = frozenset({"--rcfile", "--init-file", "-o", "+o", "-O", "+O"})
@@ -92,7 +82,7 @@ def shell(call: Call) -> Flow:
             run_code_word(call, rest[0])
         return OPAQUE
     if rest and not stdin_mode:
-        content = _file_content(call, rest[0])
+        content = call.file_content(rest[0])
         if content is not None:
             execute(call, content)
         return OPAQUE
@@ -118,7 +108,7 @@ def eval_(call: Call) -> Flow:
 def source(call: Call) -> Flow:
     operands = [w for w in call.args if w.value != "--"]
     if operands:
-        content = _file_content(call, operands[0])
+        content = call.file_content(operands[0])
         if content is not None:
             execute(call, content)
     return OPAQUE
@@ -331,7 +321,7 @@ def _interpreter(lang: _Language) -> Handler:
             return OPAQUE
         operands = parsed.operands
         if not parsed.code and not parsed.reads_stdin and operands:
-            content = _file_content(call, operands[0])
+            content = call.file_content(operands[0])
             if content is not None:
                 _run_foreign(call, content, lang)
             operands = operands[1:]

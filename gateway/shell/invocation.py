@@ -42,6 +42,14 @@ class Call:
     def read(self, word: Word) -> str | None:
         return self.facts.read(word, self.scope)
 
+    def file_content(self, word: Word) -> Flow | None:
+        """Read the file ``word`` names; what it holds when this command line produced it (written earlier in
+        the line, or a process substitution `<(…)`), else None (a file of the workspace: unknown here)."""
+        if word.subs:
+            return word.flow
+        path = self.read(word)
+        return self.scope.files.get(path) if path is not None else None
+
     def write(self, word: Word) -> str | None:
         return self.facts.write(word, self.scope)
 

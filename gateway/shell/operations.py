@@ -185,7 +185,10 @@ def _client_commands(call: Call, text: str) -> None:
             continue
         command, rest = words[0], (words[1].strip() if len(words) > 1 else "")
         if command in _CLIENT_SHELLS:
-            call.run_script(rest) if rest else call.flag(cat.DYNAMIC_COMMAND)
+            if rest:
+                call.run_script(rest)
+            else:
+                call.flag(cat.DYNAMIC_COMMAND)  # an interactive shell from inside the client
         elif command == ".load":
             call.flag(cat.DYNAMIC_COMMAND)  # native code loaded into the client
         elif command in _CLIENT_WRITES or command in _CLIENT_READS:
@@ -195,7 +198,10 @@ def _client_commands(call: Call, text: str) -> None:
             if target.startswith("|"):
                 call.run_script(target[1:])  # `.output |cmd`
             elif target:
-                call.write(Word(target)) if command in _CLIENT_WRITES else call.read(Word(target))
+                if command in _CLIENT_WRITES:
+                    call.write(Word(target))
+                else:
+                    call.read(Word(target))
 
 
 _MONGO_DROP = re.compile(r"\.(dropDatabase|drop|deleteMany|remove)\s*\(\s*(\{\s*\})?\s*\)")

@@ -71,7 +71,7 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
         if output_operand is not None and len(operands) > output_operand:
             call.write(operands[output_operand])
             operands = operands[:output_operand]
-        if recursive and any(_has_letter(name, recursive) for name, _ in options.flags):
+        if recursive and any(name in recursive for name, _ in options.flags):
             _read_trees(call, operands)
         content = _read_files(call, operands)
         flow = content if content is not None else call.stdin
@@ -82,10 +82,6 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
         return flow if identity else transformed(flow)
 
     return handle
-
-
-def _has_letter(name: str, flags: Sequence[str]) -> bool:
-    return name in flags or (len(name) == 2 and name in flags)
 
 
 def _read_trees(call: Call, operands: Sequence[Word]) -> None:
@@ -184,8 +180,7 @@ def sed(call: Call) -> Flow:
     operands = list(options.operands)
     scripts = [w.value for w in options.values("-e", "--expression")]
     for word in options.values("-f", "--file"):
-        path = call.read(word)
-        content = call.scope.files.get(path) if path is not None else None
+        content = call.file_content(word)
         if content is not None and content.script is not None:
             scripts.append(content.script)
     if not options.values("-e", "--expression", "-f", "--file"):

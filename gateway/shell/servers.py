@@ -45,19 +45,23 @@ def listens(call: Call) -> bool:
         return any(v == "--listen" or v.startswith("--listen=") for v in values)
     if name == "ssh":
         return any(v == "-R" or (v.startswith("-R") and len(v) > 2) for v in values)
-    loopback = any(_is_loopback_address(v) for v in values)
+    # Only asked once a server is recognised: this runs for every simple command, and each value may need
+    # an address parse.
+    def on_all_interfaces() -> bool:
+        return not any(_is_loopback_address(v) for v in values)
+
     if name in _SERVERS or (name == "busybox" and values[:1] == ["httpd"]):
-        return not loopback
+        return on_all_interfaces()
     if name == "php":
-        return any(v == "-S" for v in values) and not loopback
+        return any(v == "-S" for v in values) and on_all_interfaces()
     if name.startswith(("python", "pypy")):
         module = next((values[i + 1] for i, v in enumerate(values[:-1]) if v == "-m"), None)
         code = next((values[i + 1] for i, v in enumerate(values[:-1]) if v == "-c"), "")
-        return (module in _PYTHON_SERVERS or bool(_PYTHON_CODE_SERVER.search(code))) and not loopback
+        return (module in _PYTHON_SERVERS or bool(_PYTHON_CODE_SERVER.search(code))) and on_all_interfaces()
     if name.startswith("ruby"):
         code = " ".join(values)
         return ("-run" in values or "-rwebrick" in values or "webrick" in code.lower()) and bool(
-            _RUBY_SERVER.search(code)) and not loopback
+            _RUBY_SERVER.search(code)) and on_all_interfaces()
     if name in ("kubectl", "oc") and values[:1] in (["proxy"], ["port-forward"]):
         return any(v.startswith("--address") and not _is_loopback_address(v.split("=", 1)[-1]) for v in values)
     return False

@@ -221,9 +221,9 @@ def make(call: Call) -> Flow:
         if word.value == "-":
             sources.append(call.stdin)
         else:
-            path = call.read(word)
-            if path is not None and path in call.scope.files:
-                sources.append(call.scope.files[path])
+            content = call.file_content(word)
+            if content is not None:
+                sources.append(content)
     for word in options.values("--eval"):
         sources.append(Flow(script=word.value))
     for flow in sources:

@@ -12,21 +12,20 @@ from gateway.store import keys
 from gateway.store.backend import Backend
 from hook import contract as c
 
-# An approval id names its run, so any process can find the record with no global index
+# An approval id names its run (hook/contract.py), so any process can find the record with no global index
 # (a global index would put the decision script across two cluster slots).
-_ID = re.compile(r"^apr-([0-9a-f]{16})-(.+)$")
 _RUN = re.compile(RUN_ID_PATTERN)
 
 
 def new_id(token_hex: str, run_id: str) -> str:
-    return f"apr-{token_hex}-{run_id}"
+    return c.approval_id(token_hex, run_id)
 
 
 def run_of(approval_id: str) -> str:
-    m = _ID.match(approval_id)
-    if not m or not _RUN.match(m.group(2)):
+    run_id = c.approval_run(approval_id)
+    if run_id is None or not _RUN.match(run_id):
         raise NotFound(f"approval '{approval_id[:200]}' not found")
-    return m.group(2)
+    return run_id
 
 
 def _view(raw: dict[str, str], now: int) -> dict[str, Any]:
