@@ -151,21 +151,28 @@ def foreign_children() -> list[int]:
 def stop_orphans(grace_s: float = 2.0) -> int:
     """SIGTERM, then SIGKILL, the agents' orphans still alive at the end of a run (reparented here as the
     subreaper; see :func:`foreign_children`), then reap them. Returns how many there were."""
-    children = foreign_children
-    pids = children()
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while children() and time.monotonic() < deadline:
-        time.sleep(_POLL_S)
-    for pid in children():
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+    pids = _terminate(foreign_children, grace_s)
     for pid in pids:  # reap exactly those (waitpid(-1) could take a child someone else waits for)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
     return len(pids)
+
+
+def _terminate(find: Callable[[], list[int]], grace_s: float) -> list[int]:
+    """SIGTERM what ``find`` finds, SIGKILL what it still finds after ``grace_s``; returns the first finding."""
+    pids = find()
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    left = pids
+    while left and time.monotonic() < deadline:
+        time.sleep(_POLL_S)
+        left = find()
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return pids
 
 
 def tagged(tag: str) -> list[int]:
@@ -189,18 +196,7 @@ def tagged(tag: str) -> list[int]:
 def kill_tagged(tag: str, grace_s: float = 2.0) -> int:
     """SIGTERM, then after ``grace_s`` SIGKILL, every process carrying the tag (those that left the agent's
     process group with `setsid` or a double fork). Returns how many there were."""
-    pids = tagged(tag)
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while pids and time.monotonic() < deadline:
-        time.sleep(_POLL_S)
-        pids = tagged(tag)
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-    return len(pids)
+    return len(_terminate(lambda: tagged(tag), grace_s))
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

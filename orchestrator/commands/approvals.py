@@ -39,12 +39,6 @@ def _gateways(state: Path, run_id: str | None) -> list[str]:
     return list(dict.fromkeys(u for u in urls if u))
 
 
-def _run_of(approval_id: str) -> str | None:
-    prefix, _, rest = approval_id.partition("-")
-    token, _, run_id = rest.partition("-")
-    return run_id if prefix == "apr" and len(token) == 16 and run_id else None
-
-
 def _age(created_ms: int) -> str:
     seconds = max(0, int(time.time() - created_ms / 1000)) if created_ms else 0
     return f"{seconds // 60}m{seconds % 60:02d}s"
@@ -121,7 +115,7 @@ def _journaled(rd: Any) -> list[dict[str, Any]]:
 def _resolve(approval_id: str, approve: bool, reason: str, state_dir: Path | None) -> None:
     state = state_of(state_dir)
     by = os.environ.get("USER", "operator")
-    run_id = _run_of(approval_id)
+    run_id = c.approval_run(approval_id)
     if run_id is None:
         raise fail(f"{approval_id!r} is not an approval id (apr-<16 hex>-<run>)")
     a = gateway_call(state, run_id, lambda cl: cl.resolve(approval_id, approve, by, reason))

@@ -107,7 +107,8 @@ def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
     except (OSError, ValueError):
         return []
     event = "PreToolUse" if cli == "claude" else "BeforeTool"
-    groups = (settings.get("hooks") or {}).get(event) or [] if isinstance(settings, dict) else []
+    hooks = settings.get("hooks") if isinstance(settings, dict) else None
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
     found = []
     for group in groups if isinstance(groups, list) else []:
         for hook in (group.get("hooks") or []) if isinstance(group, dict) else []:
@@ -186,12 +187,13 @@ def checks(state: Path, cwd: Path, home: Path) -> list[Check]:
     except PackageNotFoundError:
         installed = "not installed as a package (running from the source tree)"
     python = ".".join(map(str, sys.version_info[:3]))
-    out = [Check("python", OK if sys.version_info >= (3, 11) else PROBLEM, python, "use Python 3.11 or newer"),
+    out = [Check("python", OK, python) if sys.version_info >= (3, 11) else
+           Check("python", PROBLEM, python, "use Python 3.11 or newer"),
            Check("acteon-swarm", OK, f"{c.VERSION} ({installed})")]
     out += _gateway(os.environ.get(c.ENV_URL) or c.DEFAULT_URL, state)
     for cli in ("claude", "gemini"):
         out += _cli_checks(cli, cwd, home)
-    return [ch if ch.status != OK or not ch.fix else Check(ch.name, ch.status, ch.detail) for ch in out]
+    return out
 
 
 def doctor(
