@@ -119,7 +119,10 @@ def create_app(
     metrics = Metrics()
     # What agents may not touch: the state directory (key files) and the store itself, whose address the
     # shell analysis recognises in raw connections (`nc 127.0.0.1 6379`, `/dev/tcp/…`, `curl gopher://…`).
-    secret_paths = (str(settings.state_dir.resolve()), *store_endpoints(settings.redis_url))
+    # The state directory is out of the agents' reach, except the worktrees the orchestrator makes for them
+    # there (an embedded gateway shares the orchestrator's state directory).
+    state_dir = settings.state_dir.resolve()
+    secret_paths = (str(state_dir), f"!{state_dir / 'worktrees'}", *store_endpoints(settings.redis_url))
     if analyzer is None and settings.isolate_analysis:
         analyzer = shared_analyzer()
     if analyzer is not None:

@@ -117,8 +117,10 @@ def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
         return False
     path = posixpath.normpath(path)
     for root in extra:
-        # Only absolute entries; "/" would make every path a secret.
-        if root.startswith("/") and root.strip("/") and is_within(path, posixpath.normpath(root)):
+        # Only absolute entries; "/" would make every path a secret. An entry "!/dir" carves a directory
+        # out of the protected ones (the agents' own worktrees inside the gateway's state directory).
+        if (root.startswith("/") and root.strip("/") and is_within(path, posixpath.normpath(root))
+                and not any(e.startswith("!/") and is_within(path, posixpath.normpath(e[1:])) for e in extra)):
             return True
     if _PROC_ENVIRON.match(path):
         return True  # a process's whole environment, API keys included

@@ -23,6 +23,7 @@ from orchestrator.commands.common import (
 from orchestrator.commands.common import print_json as _print_json
 from orchestrator.commands.doctor import doctor
 from orchestrator.commands.plans import app as plan_app
+from orchestrator.commands.worktrees import cleanup, merge
 from orchestrator.graph.cli import app as graph_app
 from orchestrator.memory.cli import app as memory_app
 from orchestrator.terminal import plain_flags
@@ -38,7 +39,7 @@ app.add_typer(gateway_app, name="gateway")
 app.add_typer(plan_app, name="plan")
 app.add_typer(approvals_app, name="approvals")
 for command in (run_commands.run, run_commands.status, run_commands.runs, run_commands.cancel,
-                run_commands.audit, doctor):
+                run_commands.audit, merge, cleanup, doctor):
     app.command()(command)
 app.add_typer(memory_app, name="memory", help="The swarm's shared memory: search, add and reindex findings.")
 app.add_typer(graph_app, name="graph", help="The RDF twin of runs: SPARQL query, export and endpoint.")

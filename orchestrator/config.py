@@ -136,6 +136,13 @@ class EvalHarnessSection(_Section):
         return self
 
 
+class WorktreesSection(_Section):
+    """Parallel writers in a git repository (docs/swarm.md): how finished task branches land."""
+
+    merge_mode: Literal["merge", "rebase"] = "merge"  # a merge commit, or the task's commits replayed
+    verify_timeout_seconds: int = Field(default=600, ge=1)  # per verify command
+
+
 class MonitorSection(_Section):
     """The run monitor (SPEC §5.9): stuck and runaway agents, deadline risk, and what to do about them."""
 
@@ -158,6 +165,7 @@ class SwarmConfig(_Section):
     adversarial: AdversarialSection = Field(default_factory=AdversarialSection)
     eval_harness: EvalHarnessSection = Field(default_factory=EvalHarnessSection)
     monitor: MonitorSection = Field(default_factory=MonitorSection)
+    worktrees: WorktreesSection = Field(default_factory=WorktreesSection)
 
     @model_validator(mode="after")
     def _unique_roles(self) -> SwarmConfig:

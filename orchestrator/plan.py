@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
+from hook.globs import MAX_GLOBS, check_glob
 from hook.install import write_atomic
 from orchestrator.errors import UserError
 
@@ -50,6 +51,11 @@ class Subtask(_Model):
         return self
 
 
+# Why a task must not start on its own (the park ledger, docs/swarm.md): a closed set, so that a
+# person reviewing parked work sees one of a few well-understood kinds of risk.
+ParkReason = Literal["irreversible", "production", "publish", "security", "spend", "legal"]
+
+
 class Task(_Model):
     id: Id
     name: Text
@@ -58,6 +64,27 @@ class Task(_Model):
     priority: int = 100  # lower runs first among ready tasks
     depends_on: list[Id] = Field(default_factory=list)
     subtasks: list[Subtask] = Field(min_length=1)
+    # Repository-relative globs the task may write (hook/globs.py); empty: anywhere in its own worktree.
+    files_scope: list[str] = Field(default_factory=list, max_length=MAX_GLOBS)
+    # Own worktree and branch, merged through the merge queue. None: on for roles that write files,
+    # when the workspace is a git repository.
+    isolate: bool | None = None
+    # Commands that must pass on the merged tree before the task's branch lands.
+    verify: list[Text] = Field(default_factory=list, max_length=32)
+    # Never starts on its own: parked until a person approves it (`acteon-swarm park approve`).
+    irreversible: bool = False
+    park_reason: ParkReason | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Task:
+        problems = [f"files_scope entry {g!r} {why}" for g in self.files_scope if (why := check_glob(g))]
+        if problems:
+            raise ValueError("; ".join(problems))
+        if self.park_reason is not None and not self.irreversible:
+            raise ValueError("park_reason needs irreversible: true")
+        if self.irreversible and self.park_reason is None:
+            self.park_reason = "irreversible"
+        return self
 
 
 class Scope(_Model):

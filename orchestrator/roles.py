@@ -86,7 +86,14 @@ You are the {{ role.name }} agent of an acteon-swarm run{{ ": " ~ role.descripti
 @GUIDANCE@
 
 Objective of the run: {{ plan.objective }}
-Working directory: {{ plan.scope.working_directory }}
+Working directory: {{ workdir }}
+{% if branch %}
+You work in your own git worktree on branch {{ branch }}; other agents work in theirs. Commit your
+changes on this branch before you finish (`git add` and `git commit`): only committed work is merged.
+{% if task.files_scope %}
+You may change only these paths (globs relative to the repository root): {{ task.files_scope | join(", ") }}.
+{% endif %}
+{% endif %}
 {% if plan.success_criteria %}
 
 The run succeeds when:
@@ -267,7 +274,8 @@ def _neutralize(text: str) -> str:
 
 
 def render_prompt(
-    role: Role, *, task: Task, subtask: Subtask, plan: Plan, findings: list[str], max_findings_chars: int = 4000
+    role: Role, *, task: Task, subtask: Subtask, plan: Plan, findings: list[str], max_findings_chars: int = 4000,
+    workdir: str | None = None, branch: str | None = None,
 ) -> str:
     """The system prompt of one subtask.
 
@@ -279,7 +287,8 @@ def render_prompt(
     slot = f"@@findings-{secrets.token_hex(8)}@@" if block else ""
     try:
         text = _compile(role.system_prompt_template).render(
-            task=task, subtask=subtask, plan=plan, role=role, findings=slot
+            task=task, subtask=subtask, plan=plan, role=role, findings=slot,
+            workdir=workdir or plan.scope.working_directory, branch=branch,
         )
     except Exception as e:  # a template is user input: any failure is reported against its role
         raise RoleError([f"role '{role.name}': cannot render prompt template: {type(e).__name__}: {e}"]) from e

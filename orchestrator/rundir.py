@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from hook import contract as c
 from hook.install import write_atomic
 
-RUN_STATUSES = ("running", "done", "failed", "cancelled", "interrupted")
+RUN_STATUSES = ("running", "done", "failed", "cancelled", "interrupted", "parked")
 
 
 class JournalError(ValueError):
@@ -53,8 +53,23 @@ class RunStarted(_Event):
 class TaskStatusChanged(_Event):
     type: Literal["task_status"] = "task_status"
     task_id: str
-    status: Literal["pending", "ready", "running", "done", "failed", "skipped", "blocked", "cancelled"]
+    status: Literal["pending", "ready", "running", "done", "failed", "skipped", "blocked", "cancelled", "parked",
+                    "conflict", "verify_failed"]
     reason: str = ""
+
+
+class Merge(_Event):
+    """A task branch entering (``started``) or leaving (``finished``) the merge queue."""
+
+    type: Literal["merge"] = "merge"
+    task_id: str
+    phase: Literal["started", "finished"]
+    branch: str = ""
+    result: Literal["merged", "conflict", "verify_failed"] | None = None
+    before: str = ""  # integration head the merge was built on
+    after: str = ""  # integration head afterwards
+    report: str = ""  # the conflict or verify report in the run folder
+    detail: str = ""
 
 
 class SubtaskStarted(_Event):
@@ -176,12 +191,12 @@ class Note(_Event):
 
 class RunFinished(_Event):
     type: Literal["run_finished"] = "run_finished"
-    status: Literal["done", "failed", "cancelled", "interrupted"]
+    status: Literal["done", "failed", "cancelled", "interrupted", "parked"]
     reason: str = ""
 
 
 Event = Annotated[
-    RunStarted | TaskStatusChanged | SubtaskStarted | SubtaskFinished | AgentStarted | ToolCall | ToolCompleted
+    RunStarted | TaskStatusChanged | Merge | SubtaskStarted | SubtaskFinished | AgentStarted | ToolCall | ToolCompleted
     | Finding | FindingsUsed | RefinerDecision | Alert | Note | RunFinished,
     Field(discriminator="type"),
 ]

@@ -35,6 +35,10 @@ from orchestrator.refiner.ask import refiner_engine
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
 from orchestrator.watcher import Watcher
+from orchestrator.workspace.merging import VerifyResult
+from orchestrator.workspace.tasks import TaskPlaces, check_isolation
+from orchestrator.workspace.worktrees import RunWorkspace, Worktree
+from orchestrator.workspace.worktrees import identity_env as git_identity
 
 # Outcomes that use up the run's quota (a call that passed every gate), when a resume recounts it.
 _QUOTA_OUTCOMES = frozenset({"executed", "rerouted"})
@@ -86,6 +90,8 @@ class Run:
         self._findings = 0  # findings journaled by this run so far (their ids count on from it)
         # None: no refiner (disabled, or nothing to ask: the command engine without a [refiner] command).
         self.refiner = refiner_engine(cfg.refiner, opts.engine) if cfg.defaults.enable_refiner else None
+        self.places: TaskPlaces | None = None  # worktrees and merge queue (None: not a git repository)
+        self._merge_pending: set[str] = set()  # on resume: tasks whose agents finished and whose merge had begun
 
     def _rules(self) -> list[dict[str, Any]]:
         return (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
@@ -100,6 +106,10 @@ class Run:
     # --- lifecycle ---------------------------------------------------------------------------------
     async def execute(self) -> RunReport:
         become_subreaper()  # orphans of agents (even ones that dropped their environment) stay ours to stop
+        workspace = RunWorkspace.for_directory(Path(self.plan.scope.working_directory), self.run_id,
+                                               self.opts.state_dir)
+        if workspace is None:
+            check_isolation(self.plan)  # isolate outside git is an error, not a silent fallback
         self.dir.create()
         # A resume reads the journal once: orphans to reap, the refiner's edits, statuses, tailer cursors.
         past = self.dir.read_events() if self.opts.resume else []
@@ -129,12 +139,13 @@ class Run:
         self.dir.record(R.RunStarted, run_id=self.run_id, plan_id=self.plan.id, engine=self.opts.engine, pid=pid,
                         resumed=self.opts.resume)
         initial: dict[str, Any] | None = self._replay(past) if self.opts.resume else None
+        if workspace is not None:
+            await self._open_workspace(workspace)
         if self.cfg.memory.enabled:
             self.memory = open_store(self.opts.state_dir)
             # Earlier runs' findings become searchable; a damaged journal elsewhere must not stop this run.
             self.memory.sync_all(self.opts.state_dir, on_error=self._memory_error)
-        specs = [TaskSpec(id=t.id, role=t.assigned_role, priority=t.priority, depends_on=tuple(t.depends_on),
-                          order=i) for i, t in enumerate(self.plan.tasks)]
+        specs = [self._spec(t, i) for i, t in enumerate(self.plan.tasks)]
         caps = {name: r.max_concurrent for name, r in self.roles.items() if r.max_concurrent}
         max_agents = min(self.opts.max_agents or self.plan.scope.max_agents, self.plan.scope.max_agents)
         self.scheduler = Scheduler(specs, max_agents=max_agents, role_caps=caps, run_task=self._run_task,
@@ -159,6 +170,54 @@ class Run:
                 self.memory.close()
         return await self._finish(dict(statuses))
 
+    def _spec(self, task: Task, order: int) -> TaskSpec:
+        # Only an isolated task's declared scope keeps others out: a task in a view writes nothing that lands.
+        scoped = self.places is not None and self.places.isolated(task) and bool(task.files_scope)
+        return TaskSpec(id=task.id, role=task.assigned_role, priority=task.priority,
+                        depends_on=tuple(task.depends_on), order=order,
+                        write_scope=tuple(task.files_scope) if scoped else ())
+
+    async def _open_workspace(self, workspace: RunWorkspace) -> None:
+        base = await asyncio.to_thread(workspace.start)
+        self.places = TaskPlaces(workspace, self.roles, mode=self.cfg.worktrees.merge_mode, verifier=self._verify,
+                                 reports=self.dir.path / "reports")
+        dirty = await asyncio.to_thread(workspace.dirty)
+        self.dir.write_run(repository=str(workspace.repo), integration_branch=workspace.integration, base=base)
+        self.dir.record(R.Note, kind="workspace", data={"repository": str(workspace.repo), "base": base,
+                                                        "integration_branch": workspace.integration,
+                                                        "worktrees": str(workspace.root), "dirty": dirty})
+        if dirty:
+            self._note(f"your checkout has uncommitted changes: the run works from your last commit ({base[:12]}) "
+                       "and does not see them; they stay untouched")
+
+    async def _verify(self, task_id: str, commands: list[str], where: Path) -> list[VerifyResult]:
+        """A task's verify commands on the merged candidate, each dispatched to the gateway like any command
+        of the plan, stopping at the first that fails."""
+        results: list[VerifyResult] = []
+        for n, command in enumerate(commands, 1):
+            agent_id = f"{task_id}.verify-{n}"
+            ctx = SubtaskContext(
+                run_id=self.run_id, agent_id=agent_id, role="executor", task_id=task_id, subtask_id=f"verify-{n}",
+                prompt=None, command=command, workdir=where, agent_dir=self.dir.agent_dir(agent_id),
+                gateway_url=self.opts.gateway_url, agent_key=self._agent_key,
+                timeout_s=float(self.cfg.worktrees.verify_timeout_seconds), client=self.client,
+                base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
+                on_start=functools.partial(self._agent_started, task_id, f"verify-{n}", agent_id),
+                extra_env=git_identity(agent_id))
+            result = await self.command_engine.run_subtask(ctx)
+            results.append(VerifyResult(command, result.ok, "" if result.ok else result.detail[:1000]))
+            if not result.ok:
+                break
+        return results
+
+    def _on_merge(self, task_id: str, phase: str, data: dict[str, Any]) -> None:
+        self.dir.record(R.Merge, task_id=task_id, phase=phase, branch=data.get("branch", ""),
+                        result=data.get("result"), before=data.get("before", data.get("integration", "")),
+                        after=data.get("after", ""), report=data.get("report", ""),
+                        detail=data.get("summary", "")[:2000])
+        if phase == "finished" and data.get("result") != "merged":
+            self._note(f"{task_id}: {data.get('summary', '')}")
+
     def _write_twin(self) -> None:
         """The run's RDF twin (graph.nq), projected from the journal now that it is complete. It is a cache
         (``graph query`` rebuilds a missing or stale one), so a failure here is journaled, not fatal."""
@@ -182,6 +241,9 @@ class Run:
                     self.plan.tasks = [t.model_copy(update={"priority": priority}) if t.id == task_id else t
                                        for t in self.plan.tasks]
         self._tasks = {t.id: t for t in self.plan.tasks}
+        for ev in past:
+            if isinstance(ev, R.Merge):
+                (self._merge_pending.add if ev.phase == "started" else self._merge_pending.discard)(ev.task_id)
         return R.task_statuses(past)
 
     def cancel(self, reason: str) -> None:
@@ -197,6 +259,9 @@ class Run:
             status = "cancelled"
         elif all(s in ("done", "skipped") for s in statuses.values()):
             status = "done"
+        elif "parked" in statuses.values() and all(s in ("done", "skipped", "parked", "pending")
+                                                   for s in statuses.values()):
+            status = "parked"  # only work that waits for a person is left: approve it and resume
         else:
             status = "failed"
         stats: dict[str, Any] = {}
@@ -267,6 +332,12 @@ class Run:
 
     async def _run_task(self, spec: TaskSpec) -> TaskOutcome:
         task = self._tasks[spec.id]
+        place = await self.places.prepare(task) if self.places is not None else None
+        if place is not None and task.id in self._merge_pending:
+            # Resumed after its agents finished and its merge began: the merge is finished, not the work redone.
+            self._merge_pending.discard(task.id)
+            return await self._after_task(task, await self._land(task, place), "")
+        workdir = place.path if place is not None else Path(self.plan.scope.working_directory)
         last_output = ""
         for sub in task.subtasks:  # subtasks of a task run in order
             agent_id = f"{task.id}.{sub.id}"
@@ -274,12 +345,13 @@ class Run:
                             engine="command" if sub.command is not None else self.opts.engine)
             ctx = SubtaskContext(
                 run_id=self.run_id, agent_id=agent_id, role=task.assigned_role, task_id=task.id, subtask_id=sub.id,
-                prompt=self._prompt(task, sub, agent_id) if sub.prompt is not None else None, command=sub.command,
-                workdir=Path(self.plan.scope.working_directory), agent_dir=self.dir.agent_dir(agent_id),
+                prompt=self._prompt(task, sub, agent_id, place) if sub.prompt is not None else None,
+                command=sub.command, workdir=workdir, agent_dir=self.dir.agent_dir(agent_id),
                 gateway_url=self.opts.gateway_url, agent_key=self._agent_key,
                 timeout_s=float(sub.timeout_seconds or self.opts.subtask_timeout_s), client=self.client,
                 base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
                 on_start=functools.partial(self._agent_started, task.id, sub.id, agent_id),
+                extra_env=git_identity(agent_id) if place is not None else {},
             )
             try:
                 engine = self.command_engine if sub.command is not None else self.ai_engine
@@ -304,10 +376,15 @@ class Run:
             if not result.ok:
                 return await self._after_task(task, TaskOutcome("failed", f"{sub.id}: {result.detail}"[:500]),
                                               last_output)
-        return await self._after_task(task, TaskOutcome("done"), last_output)
+        outcome = await self._land(task, place) if place is not None else TaskOutcome("done")
+        return await self._after_task(task, outcome, last_output)
+
+    async def _land(self, task: Task, place: Worktree) -> TaskOutcome:
+        assert self.places is not None
+        return await self.places.finish(task, place, functools.partial(self._on_merge, task.id))
 
     # --- memory ------------------------------------------------------------------------------------
-    def _prompt(self, task: Task, sub: Any, agent_id: str) -> str:
+    def _prompt(self, task: Task, sub: Any, agent_id: str, place: Worktree | None = None) -> str:
         """The subtask's prompt with the most relevant prior findings (this run's and, if configured,
         earlier runs' of the same workspace) fenced in as data, and how to report new ones."""
         role = self.roles[task.assigned_role]
@@ -324,7 +401,9 @@ class Run:
                                 finding_ids=[h.memory.id for h in hits])
             findings = [h.memory.text for h in hits]
         text = render_prompt(role, task=task, subtask=sub, plan=self.plan, findings=findings,
-                             max_findings_chars=self.cfg.memory.max_injected_chars)
+                             max_findings_chars=self.cfg.memory.max_injected_chars,
+                             workdir=str(place.path) if place is not None else None,
+                             branch=place.branch if place is not None else None)
         return f"{text.rstrip()}\n\n{FINDING_INSTRUCTIONS}\n"
 
     def _memory_error(self, error: Exception) -> None:

@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, get_args
 
-Status = Literal["pending", "ready", "running", "done", "failed", "skipped", "blocked", "cancelled"]
+from hook.globs import scopes_overlap
+
+Status = Literal["pending", "ready", "running", "done", "failed", "skipped", "blocked", "cancelled", "parked",
+                 "conflict", "verify_failed"]
 
 # A dependency in one of these states can never become done, so its dependents are blocked.
-DEAD_ENDS: frozenset[Status] = frozenset({"failed", "skipped", "blocked", "cancelled"})
+DEAD_ENDS: frozenset[Status] = frozenset({"failed", "skipped", "blocked", "cancelled", "conflict", "verify_failed"})
 TERMINAL: frozenset[Status] = DEAD_ENDS | {"done"}
+# Parked tasks wait for a person (the park ledger): not terminal, but nothing starts them, and their
+# dependents wait with them instead of being blocked.
 
 _T = TypeVar("_T")
 
@@ -30,11 +36,14 @@ class TaskSpec:
     priority: int = 100  # lower first
     depends_on: tuple[str, ...] = ()
     order: int = 0  # plan order, the final tie-breaker
+    # Globs the task writes (hook/globs.py): two tasks whose scopes overlap never run at the same time.
+    write_scope: tuple[str, ...] = ()
+    parked: str | None = None  # why the task must wait for a person; None: it may start when ready
 
 
 @dataclass
 class TaskOutcome:
-    status: Literal["done", "failed", "cancelled"]
+    status: Literal["done", "failed", "cancelled", "conflict", "verify_failed"]
     detail: str = ""
 
 
@@ -85,14 +94,16 @@ class Scheduler:
                 raise ValueError(f"initial status given for unknown task {task_id!r}")
             if status not in get_args(Status):
                 raise ValueError(f"initial status of task {task_id!r} is not a status: {status!r}")
-            if status in ("running", "ready"):
-                # Interrupted work is redone: the previous attempt's agent is gone.
+            if status in ("running", "ready", "parked"):
+                # Interrupted work is redone: the previous attempt's agent is gone. A parked task is looked at
+                # again: it may have been approved meanwhile.
                 self._set(task_id, "pending", f"requeued on resume (was {status})")
             else:
                 self._status[task_id] = status
 
         self._running_total = 0
         self._running_by_role: dict[str, int] = {}
+        self._running_scopes: dict[str, tuple[str, ...]] = {}  # running tasks that declared a write scope
         self.peak_running = 0
         self.peak_by_role: dict[str, int] = {}
 
@@ -164,7 +175,11 @@ class Scheduler:
             elif self._cancel_reason is None and all(
                 self._status[d] == "done" and d not in self._settling for d in deps
             ):
-                self._set(task_id, "ready", "dependencies done")
+                parked = self._specs[task_id].parked
+                if parked is not None:
+                    self._set(task_id, "parked", parked)
+                else:
+                    self._set(task_id, "ready", "dependencies done")
 
     def _block_reason(self, dep: str) -> str:
         if self._status[dep] == "blocked":
@@ -178,17 +193,76 @@ class Scheduler:
         ready = sorted(
             (self._specs[t] for t, s in self._status.items() if s == "ready"), key=lambda s: (s.priority, s.order)
         )
-        for spec in ready:
-            if self._running_total >= self._max_agents:
-                return
-            # A capped role does not hold back tasks of other roles behind it.
-            if self._running_by_role.get(spec.role, 0) >= self._role_caps.get(spec.role, self._max_agents):
-                continue
+        free = self._max_agents - self._running_total
+        if not ready or free <= 0:
+            return
+        chosen = self._choose(ready, free)
+        for spec in chosen:
             self._start(spec)
+        for spec in ready:
+            if spec not in chosen and spec.write_scope:
+                why = self._scope_wait(spec)
+                if why and self._reason[spec.id] != why:
+                    self._set(spec.id, "ready", why)
+
+    def _fits(self, spec: TaskSpec, roles: dict[str, int], scopes: dict[str, tuple[str, ...]]) -> bool:
+        if roles.get(spec.role, 0) >= self._role_caps.get(spec.role, self._max_agents):
+            return False
+        return not spec.write_scope or all(_overlap(spec.write_scope, sc) is None for sc in scopes.values())
+
+    def _choose(self, ready: list[TaskSpec], free: int) -> list[TaskSpec]:
+        """The tasks to start now: as many as the caps and the write scopes allow (no two with overlapping
+        scopes, none overlapping a running task), preferring lower priority values. Small sets are searched
+        exhaustively for the largest such set (first in priority order among equals); long queues are
+        filled greedily in priority order."""
+        roles = dict(self._running_by_role)
+        scopes = dict(self._running_scopes)
+        candidates = [s for s in ready if self._fits(s, roles, scopes)]
+        if len(candidates) > _EXHAUSTIVE or not any(s.write_scope for s in candidates):
+            chosen: list[TaskSpec] = []
+            for spec in candidates:
+                if len(chosen) < free and self._fits(spec, roles, scopes):
+                    chosen.append(spec)
+                    roles[spec.role] = roles.get(spec.role, 0) + 1
+                    if spec.write_scope:
+                        scopes[spec.id] = spec.write_scope
+            return chosen
+        best: list[TaskSpec] = []
+
+        def search(i: int, picked: list[TaskSpec]) -> None:
+            nonlocal best
+            if len(picked) > len(best):
+                best = list(picked)
+            if i == len(candidates) or len(picked) == free or len(picked) + len(candidates) - i <= len(best):
+                return
+            spec = candidates[i]
+            if self._fits(spec, roles, scopes):  # with it first: priority order wins among equal sizes
+                roles[spec.role] = roles.get(spec.role, 0) + 1
+                if spec.write_scope:
+                    scopes[spec.id] = spec.write_scope
+                picked.append(spec)
+                search(i + 1, picked)
+                picked.pop()
+                roles[spec.role] -= 1
+                scopes.pop(spec.id, None)
+            search(i + 1, picked)
+
+        search(0, [])
+        return sorted(best, key=lambda s: (s.priority, s.order))
+
+    def _scope_wait(self, spec: TaskSpec) -> str:
+        for other, scope in self._running_scopes.items():
+            hit = _overlap(spec.write_scope, scope)
+            if hit is not None:
+                return (f"waiting for scope: {hit[0]!r} overlaps {hit[1]!r} of running task {other} "
+                        f"(both could write {hit[2]})")
+        return ""
 
     def _start(self, spec: TaskSpec) -> None:
         self._running_total += 1
         self._running_by_role[spec.role] = self._running_by_role.get(spec.role, 0) + 1
+        if spec.write_scope:
+            self._running_scopes[spec.id] = spec.write_scope
         self.peak_running = max(self.peak_running, self._running_total)
         self.peak_by_role[spec.role] = max(self.peak_by_role.get(spec.role, 0), self._running_by_role[spec.role])
         self._set(spec.id, "running", "started")
@@ -207,6 +281,7 @@ class Scheduler:
         outcome = result if result is not None else TaskOutcome("cancelled", self._cancel_reason or "cancelled")
         self._running_total -= 1
         self._running_by_role[spec.role] -= 1
+        self._running_scopes.pop(spec.id, None)
         # The slot is free now, while the hook below runs; only this task's dependents wait for the hook.
         self._settling.add(spec.id)
         self._set(spec.id, outcome.status, outcome.detail)
@@ -298,6 +373,15 @@ class Scheduler:
             raise ValueError(f"cannot {action} unknown task {task_id!r}")
         if self._status[task_id] not in ("pending", "ready"):
             raise ValueError(f"cannot {action} task {task_id!r}: it is {self._status[task_id]}, not pending")
+
+
+# Up to this many startable tasks, the largest compatible set is searched for exhaustively.
+_EXHAUSTIVE = 16
+
+
+@functools.lru_cache(maxsize=4096)
+def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, str, str] | None:
+    return scopes_overlap(a, b)
 
 
 def _describe(exc: BaseException) -> str:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from orchestrator import rundir as R
 
-TASK_STATES = ("done", "running", "ready", "pending", "failed", "skipped", "blocked", "cancelled")
+TASK_STATES = ("done", "running", "ready", "pending", "failed", "skipped", "blocked", "cancelled", "parked",
+               "conflict", "verify_failed")
 STAT_LINES = (
     (("dispatched", "Total dispatched"), ("executed", "Executed"), ("suppressed", "Suppressed"),
      ("throttled", "Throttled"), ("deduplicated", "Deduplicated")),
@@ -27,6 +29,7 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
     alerts: list[dict[str, Any]] = []
     refiner: list[dict[str, Any]] = []
     findings = 0
+    merges: dict[str, dict[str, Any]] = {}  # task -> its last merge (conflict report included)
     for ev in rd.read_events():  # one pass over the journal: the source of truth
         if isinstance(ev, R.TaskStatusChanged):
             statuses[ev.task_id], reasons[ev.task_id] = ev.status, ev.reason
@@ -40,6 +43,11 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
                 refiner[-1]["added"] = ev.added_task.get("id")
         elif isinstance(ev, R.Finding):
             findings += 1
+        elif isinstance(ev, R.Merge) and ev.phase == "finished":
+            merges[ev.task_id] = {"result": ev.result, "integration_before": ev.before, "integration_after": ev.after,
+                                  "report": ev.report, "detail": ev.detail}
+            if ev.report and ev.result == "conflict":
+                merges[ev.task_id]["conflict"] = _report(ev.report).get("conflict")
     tasks = [{"id": t["id"], "name": t.get("name", ""), "role": t.get("assigned_role", ""),
               "status": statuses.get(t["id"], "pending"), "reason": reasons.get(t["id"], "")} for t in plan_tasks]
     counts = {s: sum(1 for t in tasks if t["status"] == s) for s in TASK_STATES}
@@ -54,7 +62,17 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
     return {"run_id": rd.run_id, "status": rd.status(), "objective": run.get("objective"),
             "engine": run.get("engine"), "started_at": started, "finished_at": ended, "elapsed_s": elapsed,
             "tasks": tasks, "task_counts": counts, "stats": stats, "stats_source": source,
-            "gateway_url": run.get("gateway_url"), "alerts": alerts, "refiner": refiner, "findings": findings}
+            "gateway_url": run.get("gateway_url"), "alerts": alerts, "refiner": refiner, "findings": findings,
+            "repository": run.get("repository"), "integration_branch": run.get("integration_branch"),
+            "merges": merges}
+
+
+def _report(path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _elapsed(started: str | None, ended: str | None) -> float | None:
@@ -75,7 +93,8 @@ def _clock(seconds: float | None) -> str:
 def render(info: dict[str, Any]) -> str:
     counts = info["task_counts"]
     task_part = " · ".join(f"{counts[k]} {k}" for k in ("done", "running", "pending", "failed", "skipped")
-                           ) + (f" · {counts['blocked']} blocked" if counts["blocked"] else "")
+                           ) + "".join(f" · {counts[k]} {k}" for k in ("blocked", "parked", "conflict", "verify_failed")
+                                       if counts[k])
     lines = [f"Swarm run: {info['run_id']} ({info['status']}, {_clock(info['elapsed_s'])})   tasks: {task_part}"]
     stats = info["stats"]
     if stats:
@@ -84,7 +103,9 @@ def render(info: dict[str, Any]) -> str:
     else:
         lines.append("  (no gateway counters: the gateway is unreachable and no snapshot was taken)")
     for t in info["tasks"]:
-        why = f"  ({t['reason']})" if t.get("reason") and t["status"] in ("failed", "blocked", "skipped") else ""
+        shown = t["status"] in ("failed", "blocked", "skipped", "parked", "conflict", "verify_failed") or (
+            t["status"] == "ready" and t.get("reason", "").startswith("waiting"))
+        why = f"  ({t['reason']})" if t.get("reason") and shown else ""
         lines.append(f"    {t['status']:<9} {t['id']:<16} {t['role']:<10} {t['name']}{why}")
     if info.get("refiner"):
         lines.append("  Refiner:")
@@ -94,6 +115,9 @@ def render(info: dict[str, Any]) -> str:
         lines.append("  Alerts:")
         for a in info["alerts"]:
             lines.append(f"    {a['kind']:<8} {a['action']:<8} {a['detail']}")
+    if info.get("integration_branch"):
+        lines.append(f"  Integration branch: {info['integration_branch']} in {info.get('repository')} "
+                     f"(land it with `acteon-swarm merge {info['run_id']}`)")
     if info.get("findings"):
         lines.append(f"  Findings reported: {info['findings']}")
     return "\n".join(lines)

@@ -38,12 +38,15 @@ class SubtaskContext:
     # resume after a crash can reap an orphaned agent, and the monitor can kill a runaway one.
     on_start: Callable[[int], None] | None = None
     pass_env: tuple[str, ...] = ()  # [safety] pass_env: more of the user's variables the agent may see
+    extra_env: dict[str, str] = field(default_factory=dict)  # set by the run (the git identity in a worktree)
 
     def agent_env(self) -> dict[str, str]:
         """The agent's environment: the allow-listed part of the user's, plus its identity for the hook
         (its run-scoped key; never the admin key, the store's address or a key file)."""
-        return identity_env(self.base_env, gateway_url=self.gateway_url, agent_key=self.agent_key,
-                            run_id=self.run_id, agent_id=self.agent_id, role=self.role, pass_env=self.pass_env)
+        env = identity_env(self.base_env, gateway_url=self.gateway_url, agent_key=self.agent_key,
+                           run_id=self.run_id, agent_id=self.agent_id, role=self.role, pass_env=self.pass_env)
+        env.update(self.extra_env)
+        return env
 
 
 def identity_env(base_env: dict[str, str], *, gateway_url: str, agent_key: str, run_id: str, agent_id: str,

@@ -1,0 +1,250 @@
+"""Parallel writers on a real git repository, through the real CLI on the command engine: worktrees per
+task, scopes that never run together, the merge queue (verify on the merged tree, conflicts reported),
+kill -9 in the middle of a merge, and the user's checkout byte for byte unchanged throughout."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import uuid
+from pathlib import Path
+from typing import Any
+
+from orchestrator.process import group_alive
+from tests.orchestrator.test_run import cli, groups_of, journal, kill_groups, start_cli, write_plan
+from tests.support import wait_until
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "User", "GIT_AUTHOR_EMAIL": "user@example.com", "GIT_COMMITTER_NAME": "User",
+           "GIT_COMMITTER_EMAIL": "user@example.com"}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
+                          env={**os.environ, **GIT_ENV}).stdout.strip()
+
+
+def user_repo(tmp_path: Path) -> Path:
+    """A repository as users have them: commits, a stash, staged and unstaged changes, an untracked file."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("line one\nline two\n")
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("print('hi')\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "initial")
+    (repo / "src" / "app.py").write_text("print('stashed work')\n")
+    git(repo, "stash", "-q")
+    (repo / "src" / "app.py").write_text("print('unstaged work')\n")
+    (repo / "staged.txt").write_text("staged\n")
+    git(repo, "add", "staged.txt")
+    (repo / "notes.txt").write_text("untracked notes\n")
+    return repo
+
+
+def snapshot(repo: Path) -> dict[str, Any]:
+    """Everything of the user's checkout a run must not change: every file's bytes (the index too), HEAD,
+    the current branch, the stash."""
+    files = {}
+    for path in sorted(repo.rglob("*")):
+        rel = path.relative_to(repo).as_posix()
+        if (path.is_file() and not rel.startswith(".git/")) or rel == ".git/index":
+            files[rel] = path.read_bytes()
+    return {"files": files, "head": git(repo, "rev-parse", "HEAD"), "branch": git(repo, "symbolic-ref", "HEAD"),
+            "stash": git(repo, "stash", "list", "--format=%H"), "status": git(repo, "status", "--porcelain")}
+
+
+def plan(repo: Path, tasks: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"id": "p", "objective": "parallel writers", "scope": {"working_directory": str(repo), "max_agents": 4},
+            "estimated_actions": 200, "status": "approved", "tasks": tasks}
+
+
+def writer(tid: str, command: str, scope: list[str] | None = None, **kw: Any) -> dict[str, Any]:
+    return {"id": tid, "name": tid, "assigned_role": "coder", "files_scope": scope or [],
+            "subtasks": [{"id": f"{tid}-1", "name": tid, "command": command}], **kw}
+
+
+def commit(message: str) -> str:
+    return f"git add -A && git commit -qm {message}"
+
+
+def run(tmp_path: Path, data: dict[str, Any], run_id: str, *extra: str) -> tuple[int, dict[str, Any], str]:
+    p = write_plan(tmp_path, data)
+    r = cli("run", "--plan", str(p), "--state-dir", str(tmp_path / "state"), "--run-id", run_id, "--json", *extra,
+            env={"ACTEON_URL": ""})
+    return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else {}), r.stderr
+
+
+def intervals(state: Path, run_id: str) -> dict[str, tuple[int, int]]:
+    """When each task ran, as journal sequence numbers (start, end)."""
+    start: dict[str, int] = {}
+    spans: dict[str, tuple[int, int]] = {}
+    for e in journal(state, run_id):
+        if e["type"] == "task_status" and e["status"] == "running":
+            start[e["task_id"]] = e["seq"]
+        elif e["type"] == "task_status" and e["task_id"] in start and e["status"] not in ("running", "ready"):
+            spans.setdefault(e["task_id"], (start[e["task_id"]], e["seq"]))
+    return spans
+
+
+def test_overlapping_scopes_never_run_together_and_everything_merges_verified(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    before = snapshot(repo)
+    evidence = tmp_path / "evidence"
+    evidence.mkdir()
+    verify = f"git ls-files > {evidence}/$(git rev-parse HEAD).txt && git rev-parse -q --verify HEAD^2"
+    tasks = [
+        writer("a", "mkdir -p lib/a && echo A > lib/a/one.txt && sleep 1 && " + commit("a"), ["lib/a/**"],
+               verify=[verify]),
+        writer("b", "mkdir -p lib/a && echo B > lib/a/two.txt && sleep 1 && " + commit("b"), ["lib/a/*.txt"],
+               verify=[verify]),
+        writer("c", "mkdir -p docs && echo C > docs/c.md && sleep 1 && " + commit("c"), ["docs/**"], verify=[verify]),
+        writer("d", "mkdir -p docs && echo D > docs/guide.md && sleep 1 && " + commit("d"), ["docs/guide.md"],
+               verify=[verify]),
+    ]
+    rc, report, err = run(tmp_path, plan(repo, tasks), "scopes")
+    assert rc == 0, err
+    assert report["tasks"] == dict.fromkeys("abcd", "done")
+    spans = intervals(tmp_path / "state", "scopes")
+
+    def together(x: str, y: str) -> bool:
+        return spans[x][0] < spans[y][1] and spans[y][0] < spans[x][1]
+
+    assert not together("a", "b") and not together("c", "d")  # overlapping scopes: one after the other
+    assert together("a", "c") or together("a", "d") or together("b", "c") or together("b", "d")  # disjoint: parallel
+    waits = [e["reason"] for e in journal(tmp_path / "state", "scopes")
+             if e["type"] == "task_status" and e["reason"].startswith("waiting for scope")]
+    assert waits, "a task held back by a scope says why"
+    integration = "acteon/scopes/integration"
+    files = set(git(repo, "ls-tree", "-r", "--name-only", integration).splitlines())
+    assert {"lib/a/one.txt", "lib/a/two.txt", "docs/c.md", "docs/guide.md", "README.md"} <= files
+    # verify ran on merged trees: each saw the files of the merges before it, the last one saw all four
+    seen = [set(f.read_text().split()) for f in evidence.iterdir()]
+    assert len(seen) == 4 and max(len(s & files) for s in seen) == len(files)
+    git(repo, "fsck", "--no-progress")
+    assert snapshot(repo) == before
+    # the run's work lands on the user's branch only when asked
+    r = cli("cleanup", "scopes", "--state-dir", str(tmp_path / "state"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert snapshot(repo) == before
+    assert not list((tmp_path / "state" / "worktrees" / "scopes").glob("[abcd]"))
+
+
+def test_a_conflicting_branch_is_reported_not_merged(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    before = snapshot(repo)
+    tasks = [
+        writer("x", "sed -i 's/line one/line one by x/' README.md && " + commit("x")),
+        writer("y", "sleep 1 && sed -i 's/line one/line one by y/' README.md && " + commit("y")),
+        {**writer("after-y", "true"), "depends_on": ["y"]},
+    ]
+    rc, report, _ = run(tmp_path, plan(repo, tasks), "clash")
+    assert rc == 1
+    assert report["tasks"] == {"x": "done", "y": "conflict", "after-y": "blocked"}
+    conflict = json.loads((tmp_path / "state" / "runs" / "clash" / "reports" / "y.json").read_text())["conflict"]
+    assert conflict["files"] == ["README.md"]
+    assert conflict["branch_commits"][0]["subject"] == "y" and conflict["integration_commits"][0]["subject"] == "x"
+    hunk = conflict["hunks"][0]
+    assert hunk["integration"] == ["line one by x"] and hunk["branch"] == ["line one by y"]
+    # the integration branch has x's change and nothing of y's, and is a consistent repository
+    assert git(repo, "show", "acteon/clash/integration:README.md") == "line one by x\nline two"
+    git(repo, "fsck", "--no-progress")
+    s = json.loads(cli("status", "--run", "clash", "--state-dir", str(tmp_path / "state"), "--json").stdout)
+    assert s["merges"]["y"]["result"] == "conflict" and s["merges"]["y"]["conflict"]["files"] == ["README.md"]
+    assert snapshot(repo) == before
+    # cleanup keeps the unmerged branch (and says so)
+    r = json.loads(cli("cleanup", "clash", "--state-dir", str(tmp_path / "state"), "--json").stdout)
+    assert "acteon/clash/y" in r["kept_branches"]
+    assert git(repo, "rev-parse", "--verify", "acteon/clash/y")
+    assert snapshot(repo) == before
+
+
+def test_nothing_committed_fails_and_red_verify_never_lands(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    tasks = [writer("lazy", "echo forgot > forgot.txt"),
+             writer("red", "echo r > r.txt && " + commit("red"), verify=["test -f does-not-exist"])]
+    rc, report, _ = run(tmp_path, plan(repo, tasks), "red")
+    assert rc == 1 and report["tasks"] == {"lazy": "failed", "red": "verify_failed"}
+    events = journal(tmp_path / "state", "red")
+    lazy = next(e for e in events if e["type"] == "task_status" and e["task_id"] == "lazy" and e["status"] == "failed")
+    assert "nothing committed" in lazy["reason"] and "1 uncommitted change" in lazy["reason"]
+    base = git(repo, "rev-parse", "refs/acteon/red/base")
+    assert git(repo, "rev-parse", "acteon/red/integration") == base  # the red merge never landed
+
+
+def test_isolate_outside_git_is_an_error(tmp_path: Path) -> None:
+    ws = tmp_path / "plain"
+    ws.mkdir()
+    rc, _, err = run(tmp_path, plan(ws, [writer("a", "true", isolate=True)]), "nogit")
+    assert rc == 2 and "not in a git repository" in err and "task 'a'" in err
+
+
+def test_kill_9_during_a_merge_leaves_the_branch_before_it_and_resume_lands_it(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    before = snapshot(repo)
+    state = tmp_path / "state"
+    marker = f"acteon-merge-{uuid.uuid4().hex[:8]}"
+    gate = tmp_path / "go"
+    verify = f"if [ -f {gate} ]; then true; else sleep 300; : {marker}; fi"
+    p = write_plan(tmp_path, plan(repo, [writer("m", "echo m > m.txt && " + commit("m"), verify=[verify])]))
+    proc = start_cli("run", "--plan", str(p), "--state-dir", str(state), "--run-id", "killed", "--json",
+                     env={"ACTEON_URL": ""})
+    orphans: set[int] = set()
+    try:
+        wait_until(lambda: bool(groups_of(marker)), timeout_s=60, what="the verify command to run")
+        head_before = git(repo, "rev-parse", "acteon/killed/integration")
+        orphans = groups_of(marker)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        assert git(repo, "rev-parse", "acteon/killed/integration") == head_before  # before the merge, not between
+        git(repo, "fsck", "--no-progress")
+        gate.touch()
+        r = cli("run", "--resume", "killed", "--state-dir", str(state), "--json", env={"ACTEON_URL": ""})
+        assert r.returncode == 0, r.stderr
+        assert not any(group_alive(g) for g in orphans)
+    finally:
+        kill_groups(orphans | groups_of(marker))
+    assert json.loads(r.stdout)["tasks"] == {"m": "done"}
+    head = git(repo, "rev-parse", "acteon/killed/integration")
+    assert git(repo, "show", f"{head}:m.txt") == "m"
+    assert git(repo, "rev-list", "--count", "acteon/killed/m") == "2"  # the task's agent did not run again
+    git(repo, "fsck", "--no-progress")
+    assert snapshot(repo) == before
+
+
+def test_merge_lands_only_when_asked_and_never_over_uncommitted_work(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    tasks = [writer("w", "echo new > README.md && " + commit("w"))]
+    rc, _, err = run(tmp_path, plan(repo, tasks), "land")
+    assert rc == 0, err
+    state = ["--state-dir", str(tmp_path / "state")]
+    # README.md is changed in the checkout too: git refuses, and nothing of the user's is touched
+    (repo / "README.md").write_text("my own edit\n")
+    before = snapshot(repo)
+    r = cli("merge", "land", *state)
+    assert r.returncode == 1 and "README.md" in r.stderr
+    assert snapshot(repo) == before
+    (repo / "README.md").write_text("line one\nline two\n")  # the user puts the file back
+    main_before = git(repo, "rev-parse", "main")
+    r = cli("merge", "land", *state, "--json")
+    assert r.returncode == 0, r.stderr
+    landed = json.loads(r.stdout)
+    assert landed["how"] == "fast-forward" and landed["into"] == "main"
+    assert (repo / "README.md").read_text() == "new\n"
+    assert (repo / "src" / "app.py").read_text() == "print('unstaged work')\n"  # their other changes stay
+    assert git(repo, "merge-base", "--is-ancestor", main_before, "main") == ""  # a fast-forward, no reset
+    assert git(repo, "stash", "list")  # the stash is still there
+
+
+def test_the_state_directory_stays_secret_except_the_agents_worktrees(tmp_path: Path) -> None:
+    from gateway.credentials import is_secret_path
+
+    state = "/home/u/.local/state/acteon-swarm"
+    extra = (state, f"!{state}/worktrees")
+    assert is_secret_path(f"{state}/admin.key", "/home/u", extra)
+    assert is_secret_path(f"{state}/runs/r1/agents/a/settings.json", "/home/u", extra)
+    assert not is_secret_path(f"{state}/worktrees/r1/a/src/x.py", "/home/u", extra)
+    assert is_secret_path(f"{state}/worktrees/r1/a/.env", "/home/u", extra)  # still a secret by its name
+    assert is_secret_path(f"{state}/worktrees-not/x", "/home/u", extra)
