@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.analyzer import Analyzer, shared_analyzer
-from gateway.api import approvals, dispatch, health, hooks, rules, runs
+from gateway.api import approvals, claims, dispatch, health, hooks, rules, runs
 from gateway.auth import Authenticator, ensure_admin_key, ensure_default_agent_key, hash_key
 from gateway.config import Settings
 from gateway.dispatch import Dispatcher
@@ -167,7 +167,7 @@ def create_app(
     )
     app.state.gateway = state
     for r in (dispatch.router, hooks.router, runs.router, rules.router, rules.vocabulary_router, approvals.router,
-              health.router):
+              claims.router, health.router):
         app.include_router(r)
 
     @app.exception_handler(GatewayError)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gateway.errors import Forbidden, Unauthorized
+from gateway.scope import Binding
 from gateway.store import runs
 from gateway.store.backend import Backend
 from hook import contract as c
@@ -28,6 +29,7 @@ class Principal:
     kind: str  # "admin" | "agent"
     run_id: str | None = None
     name: str = "admin"
+    binding: Binding | None = None  # an agent key minted for one agent: its identity and file scope
 
     @property
     def is_admin(self) -> bool:
@@ -86,11 +88,11 @@ class Authenticator:
             raise ValueError("an admin key is required")
         self._backend = backend
         self._admin_digest = bytes.fromhex(hash_key(admin_key))
-        self._agents: dict[str, str] = {}  # key digest -> run id
+        self._agents: dict[str, Principal] = {}  # key digest -> its principal (keys never change once minted)
 
     def remember(self, key: str, run_id: str) -> None:
         """Know an agent key without asking Redis (the default run's key, minted by this process)."""
-        self._agents[hash_key(key)] = run_id
+        self._agents[hash_key(key)] = Principal("agent", run_id, name=f"agent-key:{run_id}")
 
     async def principal(self, authorization: str | None) -> Principal:
         if not authorization:
@@ -102,12 +104,17 @@ class Authenticator:
         digest = hash_key(key)
         if hmac.compare_digest(bytes.fromhex(digest), self._admin_digest):
             return Principal("admin")
-        run_id = self._agents.get(digest)
-        if run_id is None:
-            run_id = await runs.run_for_agent_key(self._backend, digest)
-            if run_id is None:
+        principal = self._agents.get(digest)
+        if principal is None:
+            owner = await runs.agent_key_owner(self._backend, digest)
+            if owner is None:
                 raise Unauthorized("unknown key")
+            run_id, bound = owner
+            binding = None if bound is None else Binding(
+                agent_id=str(bound["agent_id"]), root=bound.get("root"), scope=tuple(bound.get("scope") or ()),
+                claim_key=str(bound.get("claim_key") or ""), token=str(bound.get("token") or ""))
+            principal = Principal("agent", run_id, name=f"agent-key:{run_id}", binding=binding)
             if len(self._agents) > 100_000:
                 self._agents.clear()
-            self._agents[digest] = run_id
-        return Principal("agent", run_id, name=f"agent-key:{run_id}")
+            self._agents[digest] = principal
+        return principal

@@ -14,7 +14,10 @@ from gateway.models import DispatchRequest
 from gateway.normalize import Facts, is_shell_tool, normalize, shell_command
 from gateway.paths import agent_home
 from gateway.policy import Policy
-from gateway.rules.engine import evaluate, rewrite_input
+from gateway.rules.engine import Evaluation, evaluate, rewrite_input
+from gateway.rules.model import Rule
+from gateway.scope import RULE as SCOPE_RULE
+from gateway.scope import Binding, violation
 from gateway.store import approvals, runs
 from gateway.store.backend import Backend
 from gateway.store.decisions import Recheck, decide
@@ -32,9 +35,12 @@ class Dispatcher:
     # (embedded tools and benchmarks that measure the analysis itself).
     analyzer: Analyzer | None = None
 
-    async def dispatch(self, req: DispatchRequest, *, dry_run: bool) -> dict[str, Any]:
-        """Decide one call; returns the answer (the shape of ``DispatchResponse``, None fields left out)."""
+    async def dispatch(self, req: DispatchRequest, *, dry_run: bool, binding: Binding | None = None) -> dict[str, Any]:
+        """Decide one call; returns the answer (the shape of ``DispatchResponse``, None fields left out).
+        ``binding``: the caller's key is one agent's: its identity is the key's, and its file scope holds."""
         started = time.perf_counter()
+        if binding is not None and req.agent_id != binding.agent_id:
+            req = req.model_copy(update={"agent_id": binding.agent_id})  # who calls is the key's, not the body's
         # `~` and home paths are the agent's: its hook reports its HOME (the gateway's own is a fallback,
         # and wrong for a gateway in a container or agents homed under a temp directory).
         home = agent_home(req.home) or self.home
@@ -50,14 +56,16 @@ class Dispatcher:
         action_id = "act-" + secrets.token_hex(10)
         approval_id = approvals.new_id(secrets.token_hex(8), req.run_id)
         await self.policy.require_rules()
+        breach = violation(call, binding, home) if binding is not None else None
         for _attempt in range(4):
             pack = self.policy.pack_for(req.run_id)
-            evaluation = evaluate(pack, call)
+            evaluation = evaluate(pack, call) if breach is None else _scope_refusal(breach)
             audit = self._audit_fields(req, call.action_type, call.target, action_id, started)
             verdict = await decide(
                 self.backend, call=call, evaluation=evaluation, action_id=action_id,
                 approval_id=approval_id, rules_version=self.policy.cached_run_version(req.run_id),
                 global_version=self.policy.global_version, dry_run=dry_run, audit=audit,
+                claim_key=binding.claim_key if binding else "", fence=binding.token if binding else "",
             )
             if not isinstance(verdict, Recheck):
                 decision = verdict
@@ -126,3 +134,10 @@ class Dispatcher:
             # Gateway-side time until the decision script ran (the script itself is the rest).
             "latency_us": int((time.perf_counter() - started) * 1_000_000),
         }
+
+
+def _scope_refusal(reason: str) -> Evaluation:
+    """The verdict on a write outside the agent's file scope: suppressed before any rule of the pack."""
+    rule = Rule(name=SCOPE_RULE, priority=0, action="suppress", source="gateway", predicate=lambda _call: True,
+                reason=f"outside this agent's file scope: {reason}")
+    return Evaluation(rule, ())

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+from hook.globs import MAX_GLOBS, check_glob
 
 # Run ids become part of Redis keys inside a {hash tag}: no braces, no colons, no spaces.
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
@@ -103,3 +105,51 @@ class EventIn(_Strict):
     action_id: Ident | None = None
     error: ShortText | None = None
 
+
+
+Glob = Annotated[str, StringConstraints(min_length=1, max_length=512)]
+AbsolutePath = Annotated[str, StringConstraints(min_length=2, max_length=4096, pattern=r"^/[^\x00]*$")]
+RepoId = Annotated[str, StringConstraints(min_length=1, max_length=4096, pattern=r"^[^\x00-\x1f]+$")]
+
+
+def _check_globs(globs: list[str]) -> list[str]:
+    problems = [f"{g!r} {why}" for g in globs if (why := check_glob(g))]
+    if problems:
+        raise ValueError("; ".join(problems))
+    return globs
+
+
+class ClaimRef(_Strict):
+    """The scope claim an agent works under: its key carries the fencing token."""
+
+    repo: RepoId
+    claim_id: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
+    token: int = Field(ge=1)
+
+
+class AgentKeyCreate(_Strict):
+    """A key for one agent of a run: calls with it act as ``agent_id``; with ``root``, writes outside the
+    worktree (and outside ``files_scope`` when given) are suppressed (gateway/scope.py)."""
+
+    agent_id: Ident
+    root: AbsolutePath | None = None
+    files_scope: list[Glob] = Field(default_factory=list, max_length=MAX_GLOBS)
+    claim: ClaimRef | None = None
+
+    _globs = field_validator("files_scope")(_check_globs)
+
+
+class ClaimCreate(_Strict):
+    repo: RepoId  # the repository's identity (the orchestrator sends its absolute git directory)
+    owner: Ident  # who holds it, e.g. "<run>/<task>"
+    globs: list[Glob] = Field(min_length=1, max_length=MAX_GLOBS)
+    mode: Literal["read", "write"] = "write"
+    ttl_s: float = Field(default=30.0, ge=0.05, le=3600)
+
+    _globs = field_validator("globs")(_check_globs)
+
+
+class ClaimRenew(_Strict):
+    repo: RepoId
+    token: int = Field(ge=1)
+    ttl_s: float = Field(default=30.0, ge=0.05, le=3600)

@@ -67,6 +67,10 @@ class Facts:
     commands: tuple[str, ...] = ()
     path_facts: tuple[P.PathFact, ...] = field(default=(), repr=False)
     limit: str | None = None  # for an unparseable command: the analysis limit it hit, if any
+    # Where the call writes, and where its git commands work: what a file scope is enforced on
+    # (gateway/scope.py). "?" stands for a place the analysis cannot determine.
+    writes: tuple[str, ...] = ()
+    git_dirs: tuple[str, ...] = ()
 
 
 _LIST_FIELDS = {
@@ -199,6 +203,8 @@ def command_facts(command: str, workdir: str | None, home: str, secret_paths: tu
         commands=(command, *a.commands),
         path_facts=a.paths,
         limit=a.limit,
+        writes=a.writes,
+        git_dirs=a.git_dirs,
     )
 
 
@@ -207,7 +213,8 @@ cached_command_facts = functools.lru_cache(maxsize=8192)(command_facts)
 
 def unparseable_facts(command: str, reason: str) -> Facts:
     """The facts of a command whose analysis could not finish (crash, timeout, no analyser)."""
-    return Facts(target=command[:_MAX_TARGET], categories=("unparseable",), commands=(command,), limit=reason)
+    return Facts(target=command[:_MAX_TARGET], categories=("unparseable",), commands=(command,), limit=reason,
+                 writes=("?",), git_dirs=("?",))
 
 
 @functools.lru_cache(maxsize=8192)
@@ -238,6 +245,7 @@ def _file_facts(
         path_classes=tuple(dict.fromkeys(f.path_class for f in facts)),
         categories=tuple(sorted(categories)),
         path_facts=facts,
+        writes=tuple(f.path for f in facts) if action_type == c.WRITE_FILE else (),
     )
 
 

@@ -141,6 +141,10 @@ class WorktreesSection(_Section):
 
     merge_mode: Literal["merge", "rebase"] = "merge"  # a merge commit, or the task's commits replayed
     verify_timeout_seconds: int = Field(default=600, ge=1)  # per verify command
+    # A task's file scope is claimed in the gateway across runs; another run's overlapping claim makes the
+    # task wait for it (shown in status) or fail at once.
+    on_claim_conflict: Literal["wait", "fail"] = "wait"
+    claim_ttl_seconds: float = Field(default=30.0, ge=1, le=3600)  # renewed every third of it while it runs
 
 
 class MonitorSection(_Section):

@@ -22,6 +22,10 @@ class NotFound(GatewayError):
     """The gateway does not know the run or approval (a fresh embedded gateway knows no earlier run)."""
 
 
+class Conflict(GatewayError):
+    """409: the state does not allow it now (a scope claim in the way, a lapsed claim, a resolved approval)."""
+
+
 class GatewayClient:
     def __init__(self, url: str, admin_key: str, timeout_s: float = 10.0) -> None:
         self.url = url.rstrip("/")
@@ -45,7 +49,7 @@ class GatewayClient:
                 message = r.json()["error"]["message"]
             except (ValueError, KeyError, TypeError):
                 message = r.text[:300]
-            error = NotFound if r.status_code == 404 else GatewayError
+            error = {404: NotFound, 409: Conflict}.get(r.status_code, GatewayError)
             raise error(f"gateway {method} {path}: {r.status_code}: {message}")
         return r.json()
 
@@ -62,8 +66,23 @@ class GatewayClient:
             body["quota"] = quota
         return str((await self._call("POST", "/runs", json=body))["agent_key"])
 
-    async def mint_key(self, run_id: str) -> str:
-        return str((await self._call("POST", f"/runs/{run_id}/agent-keys"))["agent_key"])
+    async def mint_key(self, run_id: str, binding: dict[str, Any] | None = None) -> str:
+        """Another agent key for the run; ``binding`` ({agent_id, root, files_scope, claim}) makes it one
+        agent's, held to its worktree and file scope by the gateway."""
+        return str((await self._call("POST", f"/runs/{run_id}/agent-keys", json=binding))["agent_key"])
+
+    async def claim(self, repo: str, owner: str, globs: list[str], ttl_s: float) -> dict[str, Any]:
+        """A write claim on globs of a repository; raises :class:`Conflict` naming the claim in the way."""
+        body = {"repo": repo, "owner": owner, "globs": globs, "mode": "write", "ttl_s": ttl_s}
+        return dict(await self._call("POST", "/claims", json=body))
+
+    async def renew_claim(self, repo: str, claim_id: str, token: int, ttl_s: float) -> dict[str, Any]:
+        body = {"repo": repo, "token": token, "ttl_s": ttl_s}
+        return dict(await self._call("POST", f"/claims/{claim_id}/renew", json=body))
+
+    async def release_claim(self, repo: str, claim_id: str, token: int) -> bool:
+        params = {"repo": repo, "token": token}
+        return bool((await self._call("DELETE", f"/claims/{claim_id}", params=params))["released"])
 
     async def stats(self, run_id: str) -> dict[str, Any]:
         return dict(await self._call("GET", f"/runs/{run_id}/stats"))

@@ -35,6 +35,7 @@ from orchestrator.refiner.ask import refiner_engine
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
 from orchestrator.watcher import Watcher
+from orchestrator.workspace.claims import ClaimRefused, Held, scope_claim
 from orchestrator.workspace.merging import VerifyResult
 from orchestrator.workspace.tasks import TaskPlaces, check_isolation
 from orchestrator.workspace.worktrees import RunWorkspace, Worktree
@@ -333,6 +334,42 @@ class Run:
     async def _run_task(self, spec: TaskSpec) -> TaskOutcome:
         task = self._tasks[spec.id]
         place = await self.places.prepare(task) if self.places is not None else None
+        if place is None or place.branch is None or not task.files_scope:
+            return await self._work(task, place, None)
+        assert self.places is not None
+        settings = self.cfg.worktrees
+        waited: list[str] = []
+
+        def waiting(reason: str) -> None:
+            waited.append(reason)
+            self._on_change(task.id, "running", f"waiting for scope claim: {reason}")
+
+        def lapsed(reason: str) -> None:
+            self.dir.record(R.Note, kind="scope_claim_lapsed", data={"task_id": task.id, "error": reason})
+
+        try:
+            async with scope_claim(self.client, repo=await asyncio.to_thread(self.places.ws.identity),
+                                   owner=f"{self.run_id}/{task.id}", globs=list(task.files_scope),
+                                   ttl_s=settings.claim_ttl_seconds, wait=settings.on_claim_conflict == "wait",
+                                   waiting=waiting, lapsed=lapsed) as held:
+                if waited:
+                    self._on_change(task.id, "running", "scope claimed")
+                return await self._work(task, place, held)
+        except ClaimRefused as e:
+            return await self._after_task(task, TaskOutcome("failed", f"scope claim refused: {e}"), str(e))
+
+    async def _agent_key_for(self, task: Task, agent_id: str, place: Worktree | None, held: Held | None) -> str:
+        """In a worktree each agent gets a key of its own: the gateway then knows who calls whatever the call
+        claims, and holds it to its worktree (and an isolated task to its file scope and claim)."""
+        if place is None:
+            return self._agent_key
+        binding: dict[str, Any] = {"agent_id": agent_id, "root": str(place.top),
+                                   "files_scope": list(task.files_scope) if place.branch else []}
+        if held is not None:
+            binding["claim"] = held.ref()
+        return await self.client.mint_key(self.run_id, binding)
+
+    async def _work(self, task: Task, place: Worktree | None, held: Held | None) -> TaskOutcome:
         if place is not None and task.id in self._merge_pending:
             # Resumed after its agents finished and its merge began: the merge is finished, not the work redone.
             self._merge_pending.discard(task.id)
@@ -347,7 +384,7 @@ class Run:
                 run_id=self.run_id, agent_id=agent_id, role=task.assigned_role, task_id=task.id, subtask_id=sub.id,
                 prompt=self._prompt(task, sub, agent_id, place) if sub.prompt is not None else None,
                 command=sub.command, workdir=workdir, agent_dir=self.dir.agent_dir(agent_id),
-                gateway_url=self.opts.gateway_url, agent_key=self._agent_key,
+                gateway_url=self.opts.gateway_url, agent_key=await self._agent_key_for(task, agent_id, place, held),
                 timeout_s=float(sub.timeout_seconds or self.opts.subtask_timeout_s), client=self.client,
                 base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
                 on_start=functools.partial(self._agent_started, task.id, sub.id, agent_id),

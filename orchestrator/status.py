@@ -104,7 +104,7 @@ def render(info: dict[str, Any]) -> str:
         lines.append("  (no gateway counters: the gateway is unreachable and no snapshot was taken)")
     for t in info["tasks"]:
         shown = t["status"] in ("failed", "blocked", "skipped", "parked", "conflict", "verify_failed") or (
-            t["status"] == "ready" and t.get("reason", "").startswith("waiting"))
+            t["status"] in ("ready", "running") and t.get("reason", "").startswith("waiting"))
         why = f"  ({t['reason']})" if t.get("reason") and shown else ""
         lines.append(f"    {t['status']:<9} {t['id']:<16} {t['role']:<10} {t['name']}{why}")
     if info.get("refiner"):

@@ -76,5 +76,5 @@ async def dispatch(request: Request) -> Response:
     except ValidationError as e:
         raise RequestValidationError([{**err, "loc": ("body", *err["loc"])} for err in e.errors()]) from None
     who.require_run(body.run_id)
-    result = await st.dispatcher.dispatch(body, dry_run=dry_run)
+    result = await st.dispatcher.dispatch(body, dry_run=dry_run, binding=who.binding)
     return Response(orjson.dumps(result), media_type="application/json")

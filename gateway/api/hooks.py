@@ -87,13 +87,13 @@ async def _handle(request: Request) -> Response:
         err = e.errors()[0]
         where = ".".join(str(x) for x in err["loc"])
         return _deny(f"acteon-swarm: malformed hook event ({where}: {err['msg']}); call blocked")
-    result = await st.dispatcher.dispatch(body, dry_run=False)
+    result = await st.dispatcher.dispatch(body, dry_run=False, binding=who.binding)
     if result[c.R_OUTCOME] == c.PENDING_APPROVAL and result.get(c.R_APPROVAL_ID):
         wait = _approval_wait(request)
         if wait > 0:
             view = await st.notifier.await_resolution(result[c.R_APPROVAL_ID], wait)
             if view["status"] == c.APPROVAL_APPROVED:
-                result = await st.dispatcher.dispatch(body, dry_run=False)
+                result = await st.dispatcher.dispatch(body, dry_run=False, binding=who.binding)
             elif view["status"] == c.APPROVAL_REJECTED:
                 return _deny(dialects.rejected(view["approval_id"], view))
     return _json(dialects.answer(result, dialects.CLAUDE))

@@ -9,9 +9,18 @@ from fastapi import APIRouter, Path, Query
 from gateway.api.deps import Admin, Caller, State
 from gateway.auth import hash_key, new_key
 from gateway.errors import BadRequest
-from gateway.models import RUN_ID_PATTERN, ActionType, EventIn, Outcome, RulesPut, RunCreate, RunCreated
+from gateway.models import (
+    RUN_ID_PATTERN,
+    ActionType,
+    AgentKeyCreate,
+    EventIn,
+    Outcome,
+    RulesPut,
+    RunCreate,
+    RunCreated,
+)
 from gateway.rules import RuleError, parse
-from gateway.store import audit, runs
+from gateway.store import audit, claims, runs
 from hook import contract as c
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/runs", tags=["runs"])
@@ -42,10 +51,22 @@ async def create_run(body: RunCreate, st: State, _: Admin) -> RunCreated:
 
 
 @router.post("/{run_id}/agent-keys", response_model=RunCreated, status_code=201)
-async def mint_agent_key(run_id: RunPath, st: State, _: Admin) -> RunCreated:
-    """Another agent key for an existing run (e.g. one per agent, or for the default run)."""
+async def mint_agent_key(run_id: RunPath, st: State, _: Admin, body: AgentKeyCreate | None = None) -> RunCreated:
+    """Another agent key for an existing run. With a body, the key is one agent's: its calls act as that
+    agent whatever they claim, and writes outside its worktree and file scope are suppressed."""
+    binding: dict[str, Any] | None = None
+    if body is not None:
+        binding = {"agent_id": body.agent_id, "root": body.root, "scope": body.files_scope}
+        if body.claim is not None:
+            if body.root is None:
+                raise BadRequest("claim: a key under a scope claim needs the agent's root")
+            held = await claims.token_of(st.backend, body.claim.repo, body.claim.claim_id)
+            if held != str(body.claim.token):
+                raise BadRequest(f"claim: {body.claim.claim_id} is not held with token {body.claim.token}")
+            binding.update(claim_key=claims.claim_key(body.claim.repo, body.claim.claim_id),
+                           token=str(body.claim.token))
     key = new_key("acteon_agent")
-    await runs.add_agent_key(st.backend, run_id, hash_key(key))
+    await runs.add_agent_key(st.backend, run_id, hash_key(key), binding)
     return RunCreated(run_id=run_id, agent_key=key)
 
 

@@ -22,6 +22,8 @@ class ShellAnalysis:
     hosts: tuple[str, ...]  # hosts contacted, lower-case, no port
     categories: frozenset[str]
     limit: str | None = None  # the analysis limit that made the command unparseable, if one did
+    writes: tuple[str, ...] = ()  # paths written or deleted ("?": somewhere the analysis cannot tell)
+    git_dirs: tuple[str, ...] = ()  # where git commands work ("?": somewhere the analysis cannot tell)
 
 
 def analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...] = ()) -> ShellAnalysis:
@@ -76,11 +78,13 @@ def _result(facts: Facts) -> ShellAnalysis:
         hosts=facts.hosts,
         categories=frozenset(facts.categories),
         limit=facts.limit,
+        writes=facts.writes,
+        git_dirs=facts.git_dirs,
     )
 
 
 def _failure(facts: Facts | None) -> ShellAnalysis:
     if facts is None:
-        return ShellAnalysis(False, (), (), (), (), frozenset({cat.UNPARSEABLE}))
+        return ShellAnalysis(False, (), (), (), (), frozenset({cat.UNPARSEABLE}), writes=("?",), git_dirs=("?",))
     facts.unparseable()
     return _result(facts)

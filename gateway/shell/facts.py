@@ -32,6 +32,9 @@ _SCRIPT_BUDGET = 1 << 20
 # Loop iterations one analysis may unroll (`for d in a b c`): nested loops multiply.
 _LOOP_BUDGET = 64
 
+# In ``writes`` and ``git_dirs``: a write (or a git command) whose place the analysis cannot determine.
+UNKNOWN_PLACE = "?"
+
 SHELL_READS_STDIN = "shell_stdin"  # a shell executing whatever arrives on its stdin
 NETWORK_STREAM = "net_stream"  # a raw network connection (nc, telnet, socat, openssl s_client)
 
@@ -39,9 +42,9 @@ NETWORK_STREAM = "net_stream"  # a raw network connection (nc, telnet, socat, op
 class Facts:
     """Mutable collector for one ``analyze`` call."""
 
-    __slots__ = ("_commands", "_executables", "_facts", "_hosts", "_paths", "_secrets", "budget", "categories",
-                 "commands_left", "home", "limit", "loop_budget", "nesting", "nodes_left", "parsed", "roles",
-                 "secret_extra", "store_endpoints", "workspace")
+    __slots__ = ("_commands", "_executables", "_facts", "_git_dirs", "_hosts", "_paths", "_secrets", "_writes",
+                 "budget", "categories", "commands_left", "home", "limit", "loop_budget", "nesting", "nodes_left",
+                 "parsed", "roles", "secret_extra", "store_endpoints", "workspace")
 
     def __init__(self, workspace: str | None, home: str, secret_extra: tuple[str, ...]) -> None:
         self.workspace = workspace
@@ -62,6 +65,10 @@ class Facts:
         self._commands: dict[str, None] = {}
         self._paths: dict[PathFact, None] = {}
         self._hosts: dict[str, None] = {}
+        # Where the command writes or deletes, and where its git commands work (UNKNOWN_PLACE: somewhere the
+        # analysis cannot tell): a file scope is enforced on these (gateway/scope.py).
+        self._writes: dict[str, None] = {}
+        self._git_dirs: dict[str, None] = {}
         # The same path is usually looked at several times (locate, record, classify); memoize.
         self._facts: dict[str, PathFact] = {}
         self._secrets: dict[str, bool] = {}
@@ -118,6 +125,22 @@ class Facts:
     def hosts(self) -> tuple[str, ...]:
         return tuple(self._hosts)
 
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return tuple(self._writes)
+
+    @property
+    def git_dirs(self) -> tuple[str, ...]:
+        return tuple(self._git_dirs)
+
+    def writes_somewhere(self, path: str | None) -> None:
+        """A write or delete at ``path`` (None: at a place the analysis cannot determine)."""
+        self._writes[path if path is not None else UNKNOWN_PLACE] = None
+
+    def git_works_in(self, path: str | None) -> None:
+        """A git command working in (or on) ``path`` (None: somewhere the analysis cannot determine)."""
+        self._git_dirs[path if path is not None else UNKNOWN_PLACE] = None
+
     # -- paths ---------------------------------------------------------------------------------
 
     def record(self, path: str) -> PathFact:
@@ -156,15 +179,20 @@ class Facts:
                 self.flag(cat.CREDENTIAL_ACCESS)
         return path
 
-    def write(self, word: Word, scope: Scope) -> str | None:
+    def write(self, word: Word, scope: Scope, directory: bool = False) -> str | None:
         path = self._locate(word, scope)
         if path is not None:
-            self.write_path(path)
+            self.write_path(path, directory)
+        else:
+            self.writes_somewhere(None)
         return path
 
-    def write_path(self, path: str) -> None:
+    def write_path(self, path: str, directory: bool = False) -> None:
+        """A write of ``path``; ``directory``: it only creates the directory (`mkdir`), recorded in ``writes``
+        with a trailing "/" — creating a parent of a file in a task's scope is not writing outside it."""
         pf = self.record(path)
         path = pf.path
+        self.writes_somewhere(path.rstrip("/") + "/" if directory and path != "/" else path)
         if self.is_secret(path):
             self.flag(cat.CREDENTIAL_ACCESS)
         if is_agent_config(path):
@@ -185,6 +213,7 @@ class Facts:
     def delete(self, word: Word, scope: Scope, recursive: bool) -> None:
         target = target_of(word, scope.cwd, scope.cwd_known, self.home)
         path = target.path if word.exact else self._locate(word, scope)
+        self.writes_somewhere(path)
         if path is not None:
             self.record(path)
             if self.is_secret(path):

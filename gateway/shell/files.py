@@ -199,7 +199,7 @@ _MKDIR = spec("m", ["--mode", "--context"])
 
 def mkdir(call: Call) -> Flow:
     for word in scan(call.args, _MKDIR).operands:
-        call.write(word)
+        call.write(word, directory=True)
     return EMPTY
 
 

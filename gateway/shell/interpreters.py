@@ -292,9 +292,12 @@ def _apply(call: Call, effects: list[program.Effect]) -> None:
         elif kind == program.DELETE_TREE:
             if value is None:
                 call.flag(cat.DESTRUCTIVE_DELETE)  # a recursive delete of a path built at run time
+                call.facts.writes_somewhere(None)
             else:
                 call.delete(Word(value), True)
         elif value is None:
+            if kind in (program.WRITE, program.DELETE):
+                call.facts.writes_somewhere(None)  # a file named at run time: no file scope can vouch for it
             continue
         elif kind == program.DELETE:
             call.delete(Word(value), False)

@@ -50,8 +50,8 @@ class Call:
         path = self.read(word)
         return self.scope.files.get(path) if path is not None else None
 
-    def write(self, word: Word) -> str | None:
-        return self.facts.write(word, self.scope)
+    def write(self, word: Word, directory: bool = False) -> str | None:
+        return self.facts.write(word, self.scope, directory)
 
     def inspect(self, word: Word) -> str | None:
         return self.facts.inspect(word, self.scope)

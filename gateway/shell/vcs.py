@@ -34,11 +34,17 @@ def git(call: Call) -> Flow:
             aliases[key[len("alias."):]] = value
         elif key in _COMMAND_SETTINGS and value and value.lower() not in ("true", "false"):
             call.run_script(value.lstrip("!"))
+    # Where git works: a file scope keeps it inside the agent's own worktree (gateway/scope.py).
+    call.facts.git_works_in(call.scope.cwd if call.scope.cwd_known else None)
     for directory in options.values("-C", "--git-dir", "--work-tree"):
-        _aimed_at(call, call.inspect(directory))
+        place = call.inspect(directory)
+        call.facts.git_works_in(place)
+        _aimed_at(call, place)
     for variable in ("GIT_DIR", "GIT_WORK_TREE"):
         if variable in call.scope.vars:
-            _aimed_at(call, call.inspect(Word(call.scope.vars[variable])))
+            place = call.inspect(Word(call.scope.vars[variable]))
+            call.facts.git_works_in(place)
+            _aimed_at(call, place)
     operands = options.operands
     if not operands:
         return OPAQUE

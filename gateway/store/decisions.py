@@ -81,6 +81,8 @@ async def decide(
     global_version: str,
     dry_run: bool,
     audit: dict[str, Any],
+    claim_key: str = "",
+    fence: str = "",
 ) -> Decision | Recheck:
     terminal = evaluation.terminal
     if terminal is None or terminal.action == "suppress":
@@ -121,11 +123,12 @@ async def decide(
         str(len(approval_pairs) // 2), *approval_pairs,
         rule_name, reason, orjson.dumps(audit).decode(),
         str(len(gates)), *gate_argv,
-        call.agent_id, global_version,
+        call.agent_id, global_version, fence,
     ]
     script_keys = [
         keys.run(run_id), keys.stats(run_id), keys.audit(run_id), keys.approvals_index(run_id),
         fp_key, keys.approval(run_id, approval_id), *gate_keys, keys.GLOBAL_RULES,
+        claim_key or keys.GLOBAL_RULES,  # read only when the agent holds a fencing token
     ]
     result: list[Any] = await backend.call(backend.script("decide.lua")(keys=script_keys, args=argv))
     if len(result) <= 2:

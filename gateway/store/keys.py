@@ -70,3 +70,29 @@ def dedup(run_id: str, rule: str, digest: str) -> str:
 def agent_key(key_hash: str) -> str:
     """String: the run id an agent key (stored as its SHA-256) belongs to."""
     return f"{PREFIX}:agent-key:{key_hash}"
+
+
+# Scope claims (gateway/store/claims.py) are per repository, across runs: their own hash tag, like the
+# global keys (exact on a single node or Sentinel). A decision reads one claim key to check a fencing token.
+def _claims(repo_digest: str) -> str:
+    return f"{PREFIX}:{{claims}}:{repo_digest}"
+
+
+def claim(repo_digest: str, claim_id: str) -> str:
+    """Hash: owner, mode, globs (JSON), token, expires_ms, ttl_ms."""
+    return f"{_claims(repo_digest)}:claim:{claim_id}"
+
+
+def claims_index(repo_digest: str) -> str:
+    """Set: the ids of the repository's claims."""
+    return f"{_claims(repo_digest)}:index"
+
+
+def claims_version(repo_digest: str) -> str:
+    """Counter bumped by every grant and release: a grant is decided on a snapshot of this version."""
+    return f"{_claims(repo_digest)}:version"
+
+
+def claims_fence(repo_digest: str) -> str:
+    """Counter: the fencing token, increased by every grant."""
+    return f"{_claims(repo_digest)}:fence"

@@ -94,14 +94,23 @@ async def cancel(backend: Backend, run_id: str) -> None:
     await backend.call(backend.redis.hset(keys.run(run_id), mapping={"status": "cancelled", "cancelled_ms": now}))
 
 
-async def add_agent_key(backend: Backend, run_id: str, key_hash: str) -> None:
+async def add_agent_key(backend: Backend, run_id: str, key_hash: str, binding: dict[str, Any] | None = None) -> None:
+    """Store an agent key (hashed) for a run; ``binding`` ties it to one agent and its file scope."""
     await get(backend, run_id)
-    await backend.call(backend.redis.set(keys.agent_key(key_hash), run_id))
+    value = run_id if binding is None else json.dumps({"run": run_id, **binding})
+    await backend.call(backend.redis.set(keys.agent_key(key_hash), value))
 
 
-async def run_for_agent_key(backend: Backend, key_hash: str) -> str | None:
+async def agent_key_owner(backend: Backend, key_hash: str) -> tuple[str, dict[str, Any] | None] | None:
+    """(run id, binding or None) of an agent key, or None for an unknown key."""
     v = await backend.call(backend.redis.get(keys.agent_key(key_hash)))
-    return str(v) if v else None
+    if not v:
+        return None
+    text = str(v)
+    if not text.startswith("{"):
+        return text, None
+    data = json.loads(text)
+    return str(data.pop("run")), data
 
 
 async def get_run_rules(backend: Backend, run_id: str) -> tuple[str, list[dict[str, Any]]]:

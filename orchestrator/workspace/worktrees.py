@@ -70,6 +70,11 @@ class RunWorkspace:
     def branch(self, task_id: str) -> str:
         return f"acteon/{self.run_id}/{task_id}"
 
+    def identity(self) -> str:
+        """The repository's identity for scope claims: its common git directory, the same from every worktree."""
+        common = Path(out(self.repo, "rev-parse", "--git-common-dir"))
+        return str(common if common.is_absolute() else (self.repo / common).resolve())
+
     def head(self) -> str:
         head = rev(self.repo, self.integration)
         if head is None:

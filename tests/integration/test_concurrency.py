@@ -138,3 +138,83 @@ def test_default_pack_throttle_and_stats_add_up(two_gateways) -> None:
         assert stats["executed"] == 12 and stats["throttled"] == CLIENTS - 12
 
     asyncio.run(main())
+
+
+# --- scope claims -----------------------------------------------------------------------------------
+
+CLAIMERS = 32
+OVERLAPPING = ["src/**", "src/api/*.py", "**/*.py", "src/api/users.py", "src/*/users.py", "**"]
+
+
+async def _claim(c: httpx.AsyncClient, repo: str, owner: str, globs: list[str], ttl_s: float = 30) -> httpx.Response:
+    return await c.post("/v1/claims", json={"repo": repo, "owner": owner, "globs": globs, "ttl_s": ttl_s})
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+def test_32_claimers_on_overlapping_globs_exactly_one_holds(two_gateways, trial) -> None:
+    async def main() -> None:
+        repo = f"/repos/exact-{trial}/.git"
+        clients = [httpx.AsyncClient(base_url=u, headers={"Authorization": f"Bearer {ADMIN_KEY}"}, timeout=30)
+                   for u in two_gateways]
+        start = asyncio.Event()
+
+        async def one(i: int) -> int:
+            await start.wait()
+            r = await _claim(clients[i % 2], repo, f"run{i}/t", [OVERLAPPING[i % len(OVERLAPPING)]])
+            assert r.status_code in (201, 409), r.text
+            return r.status_code
+
+        try:
+            tasks = [asyncio.create_task(one(i)) for i in range(CLAIMERS)]
+            await asyncio.sleep(0)
+            start.set()
+            codes = await asyncio.gather(*tasks)
+            held = (await clients[1].get("/v1/claims", params={"repo": repo})).json()["claims"]
+        finally:
+            for c in clients:
+                await c.aclose()
+        assert codes.count(201) == 1 and codes.count(409) == CLAIMERS - 1
+        assert len(held) == 1
+
+    asyncio.run(main())
+
+
+def test_claimers_taking_turns_never_hold_overlapping_claims_at_once(two_gateways) -> None:
+    """Each of 32 claimers claims until granted, holds, releases; at no moment do two hold at once, and every
+    grant carries a larger fencing token than the one before."""
+
+    async def main() -> None:
+        repo = "/repos/turns/.git"
+        clients = [httpx.AsyncClient(base_url=u, headers={"Authorization": f"Bearer {ADMIN_KEY}"}, timeout=30)
+                   for u in two_gateways]
+        holders = 0
+        peak = 0
+        tokens: list[int] = []
+
+        async def one(i: int) -> None:
+            nonlocal holders, peak
+            c = clients[i % 2]
+            while True:
+                r = await _claim(c, repo, f"run{i}/t", [OVERLAPPING[i % len(OVERLAPPING)]])
+                if r.status_code == 201:
+                    break
+                assert r.status_code == 409, r.text
+                await asyncio.sleep(0.002)
+            got = r.json()
+            holders += 1
+            peak = max(peak, holders)
+            tokens.append(got["token"])
+            await asyncio.sleep(0.005)
+            holders -= 1
+            released = await c.delete(f"/v1/claims/{got['claim_id']}", params={"repo": repo, "token": got["token"]})
+            assert released.json()["released"] is True
+
+        try:
+            await asyncio.gather(*(one(i) for i in range(CLAIMERS)))
+        finally:
+            for c in clients:
+                await c.aclose()
+        assert peak == 1 and len(tokens) == CLAIMERS
+        assert tokens == sorted(tokens) and len(set(tokens)) == CLAIMERS
+
+    asyncio.run(main())

@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.process import group_alive
-from tests.orchestrator.test_run import cli, groups_of, journal, kill_groups, start_cli, write_plan
+from tests.orchestrator.test_run import (
+    cli,
+    groups_of,
+    gw,  # noqa: F401 - a fixture: a gateway process both runs share
+    journal,
+    kill_groups,
+    start_cli,
+    write_plan,
+)
 from tests.support import wait_until
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "User", "GIT_AUTHOR_EMAIL": "user@example.com", "GIT_COMMITTER_NAME": "User",
@@ -248,3 +256,52 @@ def test_the_state_directory_stays_secret_except_the_agents_worktrees(tmp_path: 
     assert not is_secret_path(f"{state}/worktrees/r1/a/src/x.py", "/home/u", extra)
     assert is_secret_path(f"{state}/worktrees/r1/a/.env", "/home/u", extra)  # still a secret by its name
     assert is_secret_path(f"{state}/worktrees-not/x", "/home/u", extra)
+
+
+def test_two_runs_on_one_repository_never_hold_overlapping_scopes(tmp_path: Path, gw: dict[str, str]) -> None:  # noqa: F811
+    """Two orchestrators on one repository and one gateway: the second run's task waits for the first's
+    scope claim (status says so), then runs; with on_claim_conflict = "fail" it fails with the reason."""
+    repo = user_repo(tmp_path)
+    before = snapshot(repo)
+    state = tmp_path / "state"
+    gate = tmp_path / "gate"
+    hold = f"while [ ! -f {gate} ]; do sleep 0.05; done; mkdir -p src && echo 1 > src/one.py && " + commit("one")
+    first = write_plan(tmp_path, plan(repo, [writer("t1", hold, ["src/**"])]))
+    proc1 = start_cli("run", "--plan", str(first), "--state-dir", str(state), "--run-id", "first", "--json", env=gw)
+    try:
+        wait_until(lambda: any(e["type"] == "agent_started" for e in journal(state, "first")), timeout_s=30,
+                   what="the first run's agent")
+        second = tmp_path / "second.json"
+        second.write_text(json.dumps(plan(repo, [writer("t2", "mkdir -p src/api && echo 2 > src/api/two.py && "
+                                                        + commit("two"), ["src/api/**"])])))
+        proc2 = start_cli("run", "--plan", str(second), "--state-dir", str(state), "--run-id", "second", "--json",
+                          env=gw)
+        wait_until(lambda: any(e["type"] == "task_status" and e["reason"].startswith("waiting for scope claim")
+                               for e in journal(state, "second")), timeout_s=30, what="the second run to wait")
+        shown = cli("status", "--run", "second", "--state-dir", str(state), env=gw).stdout
+        assert "waiting for scope claim" in shown and "first/t1" in shown
+        assert not any(e["type"] == "agent_started" for e in journal(state, "second"))  # it never started
+        # a third run that prefers to fail says why at once
+        toml = tmp_path / "fail.toml"
+        toml.write_text('[worktrees]\non_claim_conflict = "fail"\n[defaults]\nengine = "command"\n')
+        third = tmp_path / "third.json"
+        third.write_text(json.dumps(plan(repo, [writer("t3", "true", ["src/api/x.py"])])))
+        r3 = cli("run", "--plan", str(third), "--config", str(toml), "--state-dir", str(state), "--run-id", "third",
+                 "--json", env=gw)
+        assert json.loads(r3.stdout)["tasks"] == {"t3": "failed"}
+        reason = [e["reason"] for e in journal(state, "third") if e["type"] == "task_status"][-1]
+        assert "scope claim refused" in reason and "claimed (write) by first/t1" in reason
+        gate.touch()
+        assert proc1.wait(timeout=60) == 0
+        assert proc2.wait(timeout=60) == 0
+    finally:
+        gate.touch()
+        for p in (proc1, locals().get("proc2")):
+            if p is not None and p.poll() is None:
+                p.kill()
+    starts = {e["task_id"]: e["ts"] for run_id in ("first", "second") for e in journal(state, run_id)
+              if e["type"] == "agent_started"}
+    ends = {e["task_id"]: e["ts"] for e in journal(state, "first") if e["type"] == "task_status"
+            and e["status"] == "done"}
+    assert starts["t2"] > ends["t1"]  # the second run's writer started only after the first one was done
+    assert snapshot(repo) == before

@@ -8,7 +8,8 @@
 -- no cjson.
 --
 -- KEYS: 1 run hash, 2 stats hash, 3 audit stream, 4 approvals index, 5 approval fingerprint,
---       6 new approval hash, 7.. one key per gate, then the global rule pack hash
+--       6 new approval hash, 7.. one key per gate, then the global rule pack hash, then the agent's scope
+--       claim (any key when it holds none)
 -- ARGV: 1 now override (ms, '' = Redis TIME)   2 dry ('1'/'0')   3 kind (suppress|allow|approval)
 --       4 expected run rules version   5 outcome when allowed (executed|rerouted)
 --       6 new approval id   7 approval timeout ms   8 approval key prefix   9 retention ms
@@ -18,8 +19,9 @@
 --             one argument instead of dozens keeps the round trip cheap)
 --       then: number of gates G, then 7 values per gate: kind (t|d), limit or 0, window/ttl ms,
 --             scope (agent|any), member (action id), rule name, reason
---       then: the agent id, and the version of the global rule pack the call was evaluated with
--- Returns: {outcome, failed gate index (0 none, -1 quota, -2 cancelled, -3 rejected),
+--       then: the agent id, the version of the global rule pack the call was evaluated with, and the
+--             fencing token of the agent's scope claim ('' = none)
+-- Returns: {outcome, failed gate index (0 none, -1 quota, -2 cancelled, -3 rejected, -4 claim lapsed),
 --           retry_after_ms, approval_id, rule, reason, quota_warn, now}
 --          or {'unknown_run'} / {'stale_rules', version} / {'stale_global', version} / {'no_global_rules'}
 --          (nothing written: the gateway re-reads the rules and evaluates again)
@@ -64,6 +66,19 @@ if global_version ~= ARGV[pos + n_gates * 7 + 2] then return {'stale_global', gl
 
 local outcome = 'suppressed'
 local failed = 0
+-- An agent working under a scope claim holds the claim's fencing token: once the claim lapsed (no
+-- heartbeat) or went to someone else, every call of that agent is refused, whatever the rules say.
+local fence = ARGV[pos + n_gates * 7 + 3]
+if fence and fence ~= '' then
+  local held = redis.call('HMGET', KEYS[8 + n_gates], 'token', 'expires_ms')
+  if held[1] ~= fence or tonumber(held[2] or '0') <= now then
+    kind = 'fenced'
+    failed = -4
+    rule = 'scope-claim'
+    reason = 'the scope claim this agent works under lapsed or was taken over (fencing token ' .. fence ..
+             ' is no longer current): its writes are refused'
+  end
+end
 local retry = 0
 local approval_id = ''
 local approved_key = nil
