@@ -22,6 +22,7 @@ from orchestrator.commands.common import (
 )
 from orchestrator.commands.common import print_json as _print_json
 from orchestrator.commands.doctor import doctor
+from orchestrator.commands.park import app as park_app
 from orchestrator.commands.plans import app as plan_app
 from orchestrator.commands.worktrees import cleanup, merge
 from orchestrator.graph.cli import app as graph_app
@@ -38,6 +39,7 @@ gateway_app = typer.Typer(help="Run the policy gateway.", no_args_is_help=True)
 app.add_typer(gateway_app, name="gateway")
 app.add_typer(plan_app, name="plan")
 app.add_typer(approvals_app, name="approvals")
+app.add_typer(park_app, name="park")
 for command in (run_commands.run, run_commands.status, run_commands.runs, run_commands.cancel,
                 run_commands.audit, merge, cleanup, doctor):
     app.command()(command)

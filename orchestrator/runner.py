@@ -27,6 +27,7 @@ from orchestrator.memory.findings import FINDING_INSTRUCTIONS, parse_findings
 from orchestrator.memory.select import for_prompt
 from orchestrator.memory.sources import normalize_workspace
 from orchestrator.memory.store import MemoryStore, open_store
+from orchestrator.parking import ParkLedger
 from orchestrator.plan import Plan, Task, estimated_actions, save_plan
 from orchestrator.process import become_subreaper, kill_group, process_start_time, reap_orphan, stop_orphans
 from orchestrator.progress import Progress
@@ -92,6 +93,7 @@ class Run:
         # None: no refiner (disabled, or nothing to ask: the command engine without a [refiner] command).
         self.refiner = refiner_engine(cfg.refiner, opts.engine) if cfg.defaults.enable_refiner else None
         self.places: TaskPlaces | None = None  # worktrees and merge queue (None: not a git repository)
+        self.ledger = ParkLedger(self.dir.path)
         self._merge_pending: set[str] = set()  # on resume: tasks whose agents finished and whose merge had begun
 
     def _rules(self) -> list[dict[str, Any]]:
@@ -140,6 +142,7 @@ class Run:
         self.dir.record(R.RunStarted, run_id=self.run_id, plan_id=self.plan.id, engine=self.opts.engine, pid=pid,
                         resumed=self.opts.resume)
         initial: dict[str, Any] | None = self._replay(past) if self.opts.resume else None
+        initial = self._apply_park_decisions(initial or {}) or None
         if workspace is not None:
             await self._open_workspace(workspace)
         if self.cfg.memory.enabled:
@@ -174,9 +177,31 @@ class Run:
     def _spec(self, task: Task, order: int) -> TaskSpec:
         # Only an isolated task's declared scope keeps others out: a task in a view writes nothing that lands.
         scoped = self.places is not None and self.places.isolated(task) and bool(task.files_scope)
+        decided = self.ledger.decision(task.id) if task.irreversible else None
+        parked = (f"{task.park_reason}: waiting for a person (acteon-swarm park approve {self.run_id} {task.id})"
+                  if task.irreversible and decided is None else None)
         return TaskSpec(id=task.id, role=task.assigned_role, priority=task.priority,
                         depends_on=tuple(task.depends_on), order=order,
-                        write_scope=tuple(task.files_scope) if scoped else ())
+                        write_scope=tuple(task.files_scope) if scoped else (), parked=parked)
+
+    def _apply_park_decisions(self, initial: dict[str, Any]) -> dict[str, Any]:
+        """Decisions a person recorded in the park ledger: an approved proposal replaces its task (same id
+        and dependencies, no longer irreversible); a rejected task is skipped (its dependents blocked)."""
+        for task in list(self.plan.tasks):
+            decided = self.ledger.decision(task.id) if task.irreversible else None
+            if decided is None:
+                continue
+            if decided.action == "rejected" and initial.get(task.id) not in ("done", "skipped"):
+                initial[task.id] = "skipped"
+                self.dir.record(R.TaskStatusChanged, task_id=task.id, status="skipped",
+                                reason=f"rejected by {decided.by or 'an operator'}: {decided.reason}")
+            elif decided.action == "approved" and decided.proposal_no is not None:
+                proposal = self.ledger.proposals(task.id)[decided.proposal_no - 1].proposal or {}
+                alternative = Task.model_validate({**proposal, "id": task.id, "depends_on": task.depends_on,
+                                                   "irreversible": True, "park_reason": task.park_reason})
+                self.plan.tasks = [alternative if t.id == task.id else t for t in self.plan.tasks]
+                self._tasks[task.id] = alternative
+        return initial
 
     async def _open_workspace(self, workspace: RunWorkspace) -> None:
         base = await asyncio.to_thread(workspace.start)
@@ -326,6 +351,11 @@ class Run:
     # --- tasks -------------------------------------------------------------------------------------
     def _on_change(self, task_id: str, status: str, reason: str) -> None:
         self.dir.record(R.TaskStatusChanged, task_id=task_id, status=status, reason=reason)
+        if status == "parked" and task_id not in self.ledger.waiting():
+            task = self._tasks[task_id]
+            self.ledger.append(task_id, "parked", reason=task.park_reason or "irreversible")
+            self._note(f"{task_id} is parked ({task.park_reason}): approve it with "
+                       f"`acteon-swarm park approve {self.run_id} {task_id}`, then `run --resume {self.run_id}`")
         if self.scheduler is not None:
             self.dir.write_checkpoint(dict(self.scheduler.statuses))
         if self.progress:
@@ -489,8 +519,7 @@ class Run:
                 self._tasks[task_id] = self._tasks[task_id].model_copy(update={"priority": priority})
         elif decision.action == "add" and decision.added_task is not None:
             new = decision.added_task
-            self.scheduler.add_task(TaskSpec(id=new.id, role=new.assigned_role, priority=new.priority,
-                                             depends_on=tuple(new.depends_on), order=len(self.plan.tasks)))
+            self.scheduler.add_task(self._spec(new, len(self.plan.tasks)))
             self.plan.tasks.append(new)
             self._tasks[new.id] = new
             if self.watcher is not None:

@@ -12,6 +12,7 @@ from gateway.shell import (
     interpreters,
     network,
     operations,
+    operators,
     packages,
     permissions,
     readers,
@@ -42,8 +43,9 @@ HANDLERS: dict[str, Handler] = {
     "dd": files.dd,
     "sudoedit": files.touch,
     "find": find,
-    # the gateway's own store
+    # the gateway's own store, and this product's operator commands
     **dict.fromkeys(network.REDIS_CLIENTS, network.redis_client),
+    **operators.HANDLERS,
     # navigating and inspecting
     "cd": files.cd,
     "pushd": files.cd,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from gateway.shell import categories as cat
 from gateway.shell import code as program
 from gateway.shell import hosts as hostnames
+from gateway.shell import operators
 from gateway.shell.facts import SHELL_READS_STDIN
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.generic import note_arguments
@@ -319,6 +320,9 @@ def _interpreter(lang: _Language) -> Handler:
         if parsed.module is not None:
             if parsed.module.value in ("pip", "pip3"):
                 pip_arguments(call, parsed.operands)
+            elif parsed.module.value in operators.MODULES:  # `python -m orchestrator.cli approvals approve`
+                if not operators.looks_only(operators.MODULES[parsed.module.value], parsed.operands):
+                    call.flag(cat.GATE_TAMPER)
             else:
                 note_arguments(call, parsed.operands)
             return OPAQUE
