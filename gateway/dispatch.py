@@ -18,7 +18,7 @@ from gateway.rules.engine import Evaluation, evaluate, rewrite_input
 from gateway.rules.model import Rule
 from gateway.scope import RULE as SCOPE_RULE
 from gateway.scope import Binding, violation
-from gateway.store import approvals, runs
+from gateway.store import agents, approvals, runs
 from gateway.store.backend import Backend
 from gateway.store.decisions import Recheck, decide
 from hook import contract as c
@@ -66,6 +66,10 @@ class Dispatcher:
                 approval_id=approval_id, rules_version=self.policy.cached_run_version(req.run_id),
                 global_version=self.policy.global_version, dry_run=dry_run, audit=audit,
                 claim_key=binding.claim_key if binding else "", fence=binding.token if binding else "",
+                spawn=agents.member(req.agent_id, req.tool_use_id or action_id)
+                if call.action_type == c.SPAWN_AGENT else "",
+                # A call from inside a Claude sub-agent carries its agent_type: the caller is one level down.
+                depth=2 if req.agent_type else 1,
             )
             if not isinstance(verdict, Recheck):
                 decision = verdict

@@ -70,10 +70,18 @@ class QuotaSpec(_Strict):
     overage: Literal["block", "warn"] = "block"
 
 
+class AgentLimits(_Strict):
+    """Sub-agents the run's agents may start themselves (gateway/store/agents.py)."""
+
+    max_live: int = Field(default=8, ge=0, le=10_000)  # live at once across the run
+    max_depth: int = Field(default=2, ge=1, le=10)  # 1: no sub-agents at all; 2: sub-agents start none
+
+
 class RunCreate(_Strict):
     run_id: RunId
     rules: Annotated[str, StringConstraints(max_length=1_000_000)] | list[dict[str, Any]] | None = None
     quota: QuotaSpec | None = None
+    agents: AgentLimits | None = None
 
 
 class RunCreated(BaseModel):

@@ -72,6 +72,10 @@ class SafetySection(_Section):
     require_plan_approval: bool = True
     blocked_commands: list[Regex] = Field(default_factory=list)  # searched in every shell command
     approval_timeout_seconds: int = Field(default=600, ge=1)
+    # Sub-agents the agents start themselves (Claude's Agent tool, Gemini's invoke_agent), enforced by the
+    # gateway: live at once across the run (None: the run's max_agents), and how deep they may nest.
+    max_subagents: int | None = Field(default=None, ge=0, le=10_000)
+    max_subagent_depth: int = Field(default=2, ge=1, le=10)
     # More of the user's environment variables agents may see (names or patterns like "AWS_*"); the
     # gateway's own secrets never pass (orchestrator.engines.environment).
     pass_env: list[Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_*?]*$", max_length=128)]] = (

@@ -60,10 +60,13 @@ class GatewayClient:
         """The global rule pack in force (admin key)."""
         return list((await self._call("GET", "/rules"))["rules"])
 
-    async def create_run(self, run_id: str, rules: list[dict[str, Any]], quota: dict[str, Any] | None) -> str:
+    async def create_run(self, run_id: str, rules: list[dict[str, Any]], quota: dict[str, Any] | None,
+                         agents: dict[str, int] | None = None) -> str:
         body: dict[str, Any] = {"run_id": run_id, "rules": rules or None}
         if quota:
             body["quota"] = quota
+        if agents:
+            body["agents"] = agents
         return str((await self._call("POST", "/runs", json=body))["agent_key"])
 
     async def mint_key(self, run_id: str, binding: dict[str, Any] | None = None) -> str:

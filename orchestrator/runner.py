@@ -106,6 +106,11 @@ class Run:
         quota["max_actions"] = max(1, quota["max_actions"] - used)
         return quota
 
+    def _agent_limits(self) -> dict[str, int]:
+        safety = self.cfg.safety
+        live = safety.max_subagents if safety.max_subagents is not None else self.plan.scope.max_agents
+        return {"max_live": live, "max_depth": safety.max_subagent_depth}
+
     # --- lifecycle ---------------------------------------------------------------------------------
     async def execute(self) -> RunReport:
         become_subreaper()  # orphans of agents (even ones that dropped their environment) stay ours to stop
@@ -125,13 +130,15 @@ class Run:
                 # and what is left of its quota. Calls that were waiting for approval are asked again when
                 # their tasks run again.
                 used = sum(1 for e in past if isinstance(e, R.ToolCall) and e.outcome in _QUOTA_OUTCOMES)
-                self._agent_key = await self.client.create_run(self.run_id, self._rules(), self._quota(used))
+                self._agent_key = await self.client.create_run(self.run_id, self._rules(), self._quota(used),
+                                                               self._agent_limits())
                 self.dir.record(R.Note, kind="run_recreated", data={"gateway_url": self.opts.gateway_url,
                                                                     "quota_used": used})
         else:
             save_plan(self.plan, self.dir.plan_file)
             try:
-                self._agent_key = await self.client.create_run(self.run_id, self._rules(), self._quota(0))
+                self._agent_key = await self.client.create_run(self.run_id, self._rules(), self._quota(0),
+                                                               self._agent_limits())
             except BaseException:
                 self.dir.discard_new()  # a start that fails leaves no half-made run folder behind
                 raise

@@ -18,10 +18,11 @@ from fastapi import APIRouter, Request, Response
 from pydantic import ValidationError
 
 from gateway.api.dispatch import RawRoute
+from gateway.api.runs import record_completion
 from gateway.errors import GatewayError
 from gateway.models import DispatchRequest, EventIn
 from gateway.state import GatewayState
-from gateway.store import audit, runs
+from gateway.store import runs
 from hook import contract as c
 from hook import dialects
 
@@ -113,4 +114,4 @@ async def _record_completion(st: GatewayState, run_id: str, body: dict[str, Any]
     except ValidationError:
         return  # the tool already ran; a malformed completion is simply not recorded
     await runs.get(st.backend, run_id)
-    await audit.append_event(st.backend, run_id, ev.model_dump())
+    await record_completion(st.backend, run_id, ev)

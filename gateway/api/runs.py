@@ -19,11 +19,14 @@ from gateway.models import (
     RunCreate,
     RunCreated,
 )
+from gateway.normalize import TOOL_ACTIONS
 from gateway.rules import RuleError, parse
-from gateway.store import audit, claims, runs
+from gateway.store import agents, audit, claims, runs
+from gateway.store.backend import Backend
 from hook import contract as c
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/runs", tags=["runs"])
+SPAWN_TOOLS = frozenset(t for t, a in TOOL_ACTIONS.items() if a == c.SPAWN_AGENT)
 RunPath = Annotated[str, Path(pattern=RUN_ID_PATTERN, description="run id")]
 
 
@@ -46,6 +49,7 @@ async def create_run(body: RunCreate, st: State, _: Admin) -> RunCreated:
     await runs.create(
         st.backend, body.run_id, agent_key_hash=hash_key(key),
         quota=body.quota.model_dump() if body.quota else None, rules=items or None, rules_version=version,
+        agents=body.agents.model_dump() if body.agents else None,
     )
     return RunCreated(run_id=body.run_id, agent_key=key)
 
@@ -149,8 +153,15 @@ async def post_event(run_id: RunPath, body: EventIn, st: State, who: Caller) -> 
     """A tool completed (PostToolUse / AfterTool): duration, success, size."""
     who.require_run(run_id)
     await runs.get(st.backend, run_id)
-    event_id = await audit.append_event(st.backend, run_id, body.model_dump())
-    return {"accepted": True, "event_id": event_id}
+    return {"accepted": True, "event_id": await record_completion(st.backend, run_id, body)}
+
+
+async def record_completion(backend: Backend, run_id: str, body: EventIn) -> str:
+    """Journal a tool's completion; a finished spawn tool ends its sub-agent (it stops counting)."""
+    event_id = await audit.append_event(backend, run_id, body.model_dump())
+    if body.tool in SPAWN_TOOLS:
+        await agents.ended(backend, run_id, body.agent_id, body.tool_use_id)
+    return event_id
 
 
 @router.get("/{run_id}/rules")

@@ -11,7 +11,7 @@ import orjson
 from gateway.normalize import Call
 from gateway.rules.engine import DEFAULT_DENY_REASON, Evaluation
 from gateway.rules.model import Rule
-from gateway.store import keys
+from gateway.store import agents, keys
 from gateway.store.backend import Backend
 from hook import contract as c
 
@@ -83,6 +83,8 @@ async def decide(
     audit: dict[str, Any],
     claim_key: str = "",
     fence: str = "",
+    spawn: str = "",
+    depth: int = 1,
 ) -> Decision | Recheck:
     terminal = evaluation.terminal
     if terminal is None or terminal.action == "suppress":
@@ -124,11 +126,13 @@ async def decide(
         rule_name, reason, orjson.dumps(audit).decode(),
         str(len(gates)), *gate_argv,
         call.agent_id, global_version, fence,
+        spawn, str(depth), str(agents.DEFAULT_MAX_LIVE), str(agents.DEFAULT_MAX_DEPTH), str(agents.LEASE_MS),
     ]
     script_keys = [
         keys.run(run_id), keys.stats(run_id), keys.audit(run_id), keys.approvals_index(run_id),
         fp_key, keys.approval(run_id, approval_id), *gate_keys, keys.GLOBAL_RULES,
         claim_key or keys.GLOBAL_RULES,  # read only when the agent holds a fencing token
+        keys.live_agents(run_id),
     ]
     result: list[Any] = await backend.call(backend.script("decide.lua")(keys=script_keys, args=argv))
     if len(result) <= 2:

@@ -96,3 +96,8 @@ def claims_version(repo_digest: str) -> str:
 def claims_fence(repo_digest: str) -> str:
     """Counter: the fencing token, increased by every grant."""
     return f"{_claims(repo_digest)}:fence"
+
+
+def live_agents(run_id: str) -> str:
+    """Zset: the run's live sub-agents ("<agent>|<tool use id or action id>" -> lease end, ms)."""
+    return f"{_run(run_id)}:live-agents"

@@ -23,6 +23,7 @@ async def create(
     rules: list[dict[str, Any]] | None,
     rules_version: str,
     exist_ok: bool = False,
+    agents: dict[str, Any] | None = None,
 ) -> None:
     r = backend.redis
     now = await backend.now_ms()
@@ -35,6 +36,8 @@ async def create(
             q_max=quota["max_actions"], q_window=max(1, round(quota["window_s"] * 1000)),
             q_overage=quota.get("overage", "block"), q_start=now, q_used=0,
         )
+    if agents:
+        fields.update(s_max=agents["max_live"], s_depth=agents["max_depth"])
     created = await backend.call(r.hsetnx(keys.run(run_id), "status", "active"))
     if not created and not exist_ok:
         raise Conflict(f"run '{run_id}' already exists")
@@ -72,6 +75,8 @@ async def get(backend: Backend, run_id: str) -> dict[str, Any]:
         }
     if "cancelled_ms" in raw:
         out["cancelled_ms"] = int(raw["cancelled_ms"])
+    if "s_max" in raw:
+        out["agents"] = {"max_live": int(raw["s_max"]), "max_depth": int(raw["s_depth"])}
     return out
 
 

@@ -218,3 +218,17 @@ def test_claimers_taking_turns_never_hold_overlapping_claims_at_once(two_gateway
         assert tokens == sorted(tokens) and len(set(tokens)) == CLAIMERS
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+def test_sub_agent_cap_admits_exactly_n(two_gateways, trial) -> None:
+    async def main() -> None:
+        run = f"spawn-{trial}"
+        allow_all = "rules:\n  - {name: allow-all, priority: 1, action: allow}\n"
+        key = await _create_run(two_gateways[0], run, rules=allow_all, agents={"max_live": 5, "max_depth": 2})
+        bodies = [{**_body(run, f"a{i}"), "tool": "Agent", "tool_use_id": f"toolu_{i}",
+                   "input": {"description": "d", "prompt": "p"}} for i in range(CLIENTS)]
+        outcomes = await _storm(two_gateways, key, bodies)
+        assert outcomes.count("executed") == 5 and outcomes.count("suppressed") == CLIENTS - 5
+
+    asyncio.run(main())

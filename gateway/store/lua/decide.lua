@@ -9,7 +9,7 @@
 --
 -- KEYS: 1 run hash, 2 stats hash, 3 audit stream, 4 approvals index, 5 approval fingerprint,
 --       6 new approval hash, 7.. one key per gate, then the global rule pack hash, then the agent's scope
---       claim (any key when it holds none)
+--       claim (any key when it holds none), then the run's live sub-agents (zset member -> lease end)
 -- ARGV: 1 now override (ms, '' = Redis TIME)   2 dry ('1'/'0')   3 kind (suppress|allow|approval)
 --       4 expected run rules version   5 outcome when allowed (executed|rerouted)
 --       6 new approval id   7 approval timeout ms   8 approval key prefix   9 retention ms
@@ -21,7 +21,11 @@
 --             scope (agent|any), member (action id), rule name, reason
 --       then: the agent id, the version of the global rule pack the call was evaluated with, and the
 --             fencing token of the agent's scope claim ('' = none)
--- Returns: {outcome, failed gate index (0 none, -1 quota, -2 cancelled, -3 rejected, -4 claim lapsed),
+--       then, for a call that spawns a sub-agent ('' otherwise): its member in the live set, the caller's
+--             nesting depth (1: a top-level agent), the default live cap, the default maximum depth, and
+--             the lease (ms) after which a sub-agent whose end was never reported stops counting
+-- Returns: {outcome, failed gate index (0 none, -1 quota, -2 cancelled, -3 rejected, -4 claim lapsed,
+--           -5 sub-agent cap or depth),
 --           retry_after_ms, approval_id, rule, reason, quota_warn, now}
 --          or {'unknown_run'} / {'stale_rules', version} / {'stale_global', version} / {'no_global_rules'}
 --          (nothing written: the gateway re-reads the rules and evaluates again)
@@ -34,7 +38,8 @@ end
 local dry = ARGV[2] == '1'
 local kind = ARGV[3]
 
-local run = redis.call('HMGET', KEYS[1], 'status', 'rules_version', 'q_max', 'q_window', 'q_overage', 'q_start', 'q_used')
+local run = redis.call('HMGET', KEYS[1], 'status', 'rules_version', 'q_max', 'q_window', 'q_overage', 'q_start', 'q_used',
+                      's_max', 's_depth')
 if not run[1] then return {'unknown_run'} end
 local rules_version = run[2] or '0'
 if rules_version ~= ARGV[4] then return {'stale_rules', rules_version} end
@@ -164,6 +169,26 @@ if may_run then
         end
       end
     end
+    -- Sub-agents an agent starts itself are counted: a run caps how many are live at once, and how deep
+    -- they nest. Exact like the gates: counted and added in this one script.
+    local spawn = ARGV[pos + n_gates * 7 + 4]
+    local spawn_key = KEYS[9 + n_gates]
+    if failed == 0 and spawn and spawn ~= '' then
+      local max_depth = tonumber(run[9] or '') or tonumber(ARGV[pos + n_gates * 7 + 7])
+      local max_live = tonumber(run[8] or '') or tonumber(ARGV[pos + n_gates * 7 + 6])
+      local live = redis.call('ZCOUNT', spawn_key, '(' .. now, '+inf')
+      if tonumber(ARGV[pos + n_gates * 7 + 5]) + 1 > max_depth then
+        failed = -5
+        outcome = 'suppressed'
+        rule = 'agent-depth'
+        reason = 'sub-agents may nest at most ' .. max_depth .. ' deep: this agent is a sub-agent already'
+      elseif live >= max_live then
+        failed = -5
+        outcome = 'suppressed'
+        rule = 'agent-cap'
+        reason = live .. ' sub-agents of this run are live already (the cap is ' .. max_live .. ')'
+      end
+    end
     local q_max = tonumber(run[3] or '')
     local q_start, q_used, q_window = 0, 0, 0
     if failed == 0 and q_max then
@@ -209,6 +234,12 @@ if may_run then
         end
         if approved_key then
           redis.call('HSET', approved_key, 'status', 'used', 'used_ms', now)
+        end
+        if spawn and spawn ~= '' then
+          local lease = tonumber(ARGV[pos + n_gates * 7 + 8])
+          redis.call('ZREMRANGEBYSCORE', spawn_key, '-inf', now)
+          redis.call('ZADD', spawn_key, now + lease, spawn)
+          redis.call('PEXPIRE', spawn_key, lease)
         end
       end
     end
