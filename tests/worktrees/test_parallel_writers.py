@@ -305,3 +305,45 @@ def test_two_runs_on_one_repository_never_hold_overlapping_scopes(tmp_path: Path
             and e["status"] == "done"}
     assert starts["t2"] > ends["t1"]  # the second run's writer started only after the first one was done
     assert snapshot(repo) == before
+
+
+def test_a_scoped_task_cannot_write_outside_its_scope_or_leave_its_worktree(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    before = snapshot(repo)
+    tasks = [writer("out", "echo x > README.md && " + commit("out"), ["docs/**"]),
+             writer("esc", f"git -C {repo} commit --allow-empty -qm sneaky", ["docs/**"]),
+             writer("py", "python3 -c \"open('setup.py', 'w').write('x')\"", ["docs/**"])]
+    rc, report, _ = run(tmp_path, plan(repo, tasks), "fence")
+    assert rc == 1 and report["tasks"] == dict.fromkeys(("out", "esc", "py"), "failed")
+    reasons = {e["task_id"]: e["reason"] for e in journal(tmp_path / "state", "fence")
+               if e["type"] == "task_status" and e["status"] == "failed"}
+    assert "file-scope" in reasons["out"] and "README.md, outside the task's file scope" in reasons["out"]
+    assert "outside this agent's worktree" in reasons["esc"]
+    assert "setup.py" in reasons["py"]
+    wt = tmp_path / "state" / "worktrees" / "fence"
+    assert (wt / "out" / "README.md").read_text() == "line one\nline two\n"
+    assert not (wt / "py" / "setup.py").exists()
+    assert git(repo, "log", "--format=%s", "main") == "initial"
+    assert snapshot(repo) == before
+
+
+def test_cancel_leaves_the_checkout_untouched(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    before = snapshot(repo)
+    state = tmp_path / "state"
+    marker = f"acteon-cancel-wt-{uuid.uuid4().hex[:8]}"
+    p = write_plan(tmp_path, plan(repo, [writer("slow", f"echo s > s.txt && sleep 300; : {marker}")]))
+    proc = start_cli("run", "--plan", str(p), "--state-dir", str(state), "--run-id", "cx", "--json",
+                     env={"ACTEON_URL": ""})
+    try:
+        wait_until(lambda: bool(groups_of(marker)), timeout_s=60, what="the agent to run")
+        proc.send_signal(signal.SIGTERM)  # what `acteon-swarm cancel` sends the owning orchestrator
+        proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        kill_groups(groups_of(marker))
+    statuses = {e["task_id"]: e["status"] for e in journal(state, "cx") if e["type"] == "task_status"}
+    assert statuses == {"slow": "cancelled"}
+    assert snapshot(repo) == before
+    assert (state / "worktrees" / "cx" / "slow" / "s.txt").exists()  # the agent's work is kept in its worktree
