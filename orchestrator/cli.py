@@ -24,6 +24,7 @@ from orchestrator.commands.common import print_json as _print_json
 from orchestrator.commands.doctor import doctor
 from orchestrator.commands.park import app as park_app
 from orchestrator.commands.plans import app as plan_app
+from orchestrator.commands.tasks import app as task_app
 from orchestrator.commands.worktrees import cleanup, merge
 from orchestrator.graph.cli import app as graph_app
 from orchestrator.memory.cli import app as memory_app
@@ -40,6 +41,7 @@ app.add_typer(gateway_app, name="gateway")
 app.add_typer(plan_app, name="plan")
 app.add_typer(approvals_app, name="approvals")
 app.add_typer(park_app, name="park")
+app.add_typer(task_app, name="task")
 for command in (run_commands.run, run_commands.status, run_commands.runs, run_commands.cancel,
                 run_commands.audit, merge, cleanup, doctor):
     app.command()(command)

@@ -72,6 +72,16 @@ class Merge(_Event):
     detail: str = ""
 
 
+class RetryRequested(_Event):
+    """A person asked for a task that ended ``conflict`` or ``verify_failed`` to run again (``acteon-swarm
+    task retry``): on resume it runs on a fresh branch from the integration head, with the report."""
+
+    type: Literal["retry_requested"] = "retry_requested"
+    task_id: str
+    by: str = ""
+    report: str = ""  # the conflict or verify report of the attempt that failed
+
+
 class SubtaskStarted(_Event):
     type: Literal["subtask_started"] = "subtask_started"
     task_id: str
@@ -196,8 +206,8 @@ class RunFinished(_Event):
 
 
 Event = Annotated[
-    RunStarted | TaskStatusChanged | Merge | SubtaskStarted | SubtaskFinished | AgentStarted | ToolCall | ToolCompleted
-    | Finding | FindingsUsed | RefinerDecision | Alert | Note | RunFinished,
+    RunStarted | TaskStatusChanged | Merge | RetryRequested | SubtaskStarted | SubtaskFinished | AgentStarted
+    | ToolCall | ToolCompleted | Finding | FindingsUsed | RefinerDecision | Alert | Note | RunFinished,
     Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[Any] = TypeAdapter(Event)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import os
 import signal
 import time
@@ -95,6 +96,7 @@ class Run:
         self.places: TaskPlaces | None = None  # worktrees and merge queue (None: not a git repository)
         self.ledger = ParkLedger(self.dir.path)
         self._merge_pending: set[str] = set()  # on resume: tasks whose agents finished and whose merge had begun
+        self._retries: dict[str, tuple[str, str]] = {}  # task -> (its attempt's name, the failed attempt's report)
 
     def _rules(self) -> list[dict[str, Any]]:
         return (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
@@ -274,10 +276,33 @@ class Run:
                     self.plan.tasks = [t.model_copy(update={"priority": priority}) if t.id == task_id else t
                                        for t in self.plan.tasks]
         self._tasks = {t.id: t for t in self.plan.tasks}
+        statuses = R.task_statuses(past)
+        attempts: dict[str, int] = {}
         for ev in past:
             if isinstance(ev, R.Merge):
                 (self._merge_pending.add if ev.phase == "started" else self._merge_pending.discard)(ev.task_id)
-        return R.task_statuses(past)
+            elif isinstance(ev, R.RetryRequested):
+                attempts[ev.task_id] = attempts.get(ev.task_id, 0) + 1
+                self._retries[ev.task_id] = (f"{ev.task_id}.retry{attempts[ev.task_id]}", ev.report)
+            elif isinstance(ev, R.TaskStatusChanged) and ev.status in ("conflict", "verify_failed"):
+                self._retries.pop(ev.task_id, None)  # a retry asked for before this attempt is used up
+        for task_id in self._retries:
+            statuses[task_id] = "pending"  # runs again; its dependents wait for it instead of being blocked
+            for dependent in self._dependents(task_id):
+                if statuses.get(dependent) == "blocked":
+                    statuses[dependent] = "pending"
+        return statuses
+
+    def _dependents(self, task_id: str) -> list[str]:
+        found: list[str] = []
+        frontier = [task_id]
+        while frontier:
+            current = frontier.pop()
+            for t in self.plan.tasks:
+                if current in t.depends_on and t.id not in found:
+                    found.append(t.id)
+                    frontier.append(t.id)
+        return found
 
     def cancel(self, reason: str) -> None:
         self.cancel_reason = reason
@@ -370,7 +395,8 @@ class Run:
 
     async def _run_task(self, spec: TaskSpec) -> TaskOutcome:
         task = self._tasks[spec.id]
-        place = await self.places.prepare(task) if self.places is not None else None
+        attempt = self._retries.get(task.id, (None, ""))[0]
+        place = await self.places.prepare(task, attempt) if self.places is not None else None
         if place is None or place.branch is None or not task.files_scope:
             return await self._work(task, place, None)
         assert self.places is not None
@@ -425,7 +451,8 @@ class Run:
                 timeout_s=float(sub.timeout_seconds or self.opts.subtask_timeout_s), client=self.client,
                 base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
                 on_start=functools.partial(self._agent_started, task.id, sub.id, agent_id),
-                extra_env=git_identity(agent_id) if place is not None else {},
+                extra_env={**(git_identity(agent_id) if place is not None else {}),
+                           **({"ACTEON_RETRY_REPORT": self._retries[task.id][1]} if task.id in self._retries else {})},
             )
             try:
                 engine = self.command_engine if sub.command is not None else self.ai_engine
@@ -455,7 +482,8 @@ class Run:
 
     async def _land(self, task: Task, place: Worktree) -> TaskOutcome:
         assert self.places is not None
-        return await self.places.finish(task, place, functools.partial(self._on_merge, task.id))
+        attempt = self._retries.get(task.id, (None, ""))[0]
+        return await self.places.finish(task, place, functools.partial(self._on_merge, task.id), attempt)
 
     # --- memory ------------------------------------------------------------------------------------
     def _prompt(self, task: Task, sub: Any, agent_id: str, place: Worktree | None = None) -> str:
@@ -474,6 +502,8 @@ class Run:
                 self.dir.record(R.FindingsUsed, task_id=task.id, agent_id=agent_id,
                                 finding_ids=[h.memory.id for h in hits])
             findings = [h.memory.text for h in hits]
+        if task.id in self._retries:
+            findings.insert(0, retry_note(self._retries[task.id][1]))
         text = render_prompt(role, task=task, subtask=sub, plan=self.plan, findings=findings,
                              max_findings_chars=self.cfg.memory.max_injected_chars,
                              workdir=str(place.path) if place is not None else None,
@@ -531,6 +561,24 @@ class Run:
             self._tasks[new.id] = new
             if self.watcher is not None:
                 self.watcher.add_task(new.id)
+
+
+def retry_note(report_path: str, max_chars: int = 3000) -> str:
+    """What a retried task is told about the attempt that failed (its conflict or verify report), as data."""
+    try:
+        report = json.loads(Path(report_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "An earlier attempt of this task could not be merged (its report is unreadable)."
+    if report.get("status") == "conflict" and report.get("conflict"):
+        conflict = report["conflict"]
+        text = (f"An earlier attempt of this task conflicted with work merged since, in "
+                f"{', '.join(conflict.get('files', []))}. You start again from the current integration head; "
+                f"keep the other side's changes. Conflicting hunks: {json.dumps(conflict.get('hunks', []))}")
+    else:
+        failed = [v for v in report.get("verify", []) if not v.get("ok")]
+        text = ("An earlier attempt of this task failed its verify commands on the merged tree: "
+                + json.dumps(failed))
+    return text[:max_chars]
 
 
 def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stats: dict[str, Any],

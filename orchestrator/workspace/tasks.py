@@ -66,22 +66,25 @@ class TaskPlaces:
     def isolated(self, task: Task) -> bool:
         return is_isolated(task, self.roles.get(task.assigned_role), True)
 
-    async def prepare(self, task: Task) -> Worktree:
-        return await asyncio.to_thread(self.ws.worktree, task.id, isolated=self.isolated(task))
+    async def prepare(self, task: Task, attempt: str | None = None) -> Worktree:
+        """The task's worktree; ``attempt`` names a retry's own branch and worktree (``<task>.retry<n>``), so
+        the attempt that failed stays as it was."""
+        return await asyncio.to_thread(self.ws.worktree, attempt or task.id, isolated=self.isolated(task))
 
     async def finish(self, task: Task, place: Worktree, on_merge: Callable[[str, dict[str, Any]], None],
-                     ) -> TaskOutcome:
+                     attempt: str | None = None) -> TaskOutcome:
         """An isolated task whose subtasks all succeeded: its commits go through the merge queue."""
         if place.branch is None:
             return TaskOutcome("done")
-        count = await asyncio.to_thread(self.ws.new_commits, task.id)
+        key = attempt or task.id
+        count = await asyncio.to_thread(self.ws.new_commits, key)
         if count == 0:
             left = await asyncio.to_thread(self.ws.uncommitted, place.top)
             extra = f"; {len(left)} uncommitted change(s) left in {place.top}" if left else ""
             return TaskOutcome("failed", f"exited 0 with nothing committed on {place.branch}{extra}")
         on_merge("started", {"branch": place.branch, "integration": await asyncio.to_thread(self.ws.head)})
-        result = await self.queue.land(task.id, list(task.verify))
-        report = self.reports / f"{task.id}.json"
+        result = await self.queue.land(key, list(task.verify))
+        report = self.reports / f"{key}.json"
         if result.status != "merged":
             self.reports.mkdir(parents=True, exist_ok=True)
             write_atomic(report, result.to_json())

@@ -146,3 +146,63 @@ def test_run_prompt_gathers_a_plan_with_claude_then_runs_it(claude_bin, sandbox)
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(r.stdout)["tasks"] == {"one": "done", "two": "done"}
     assert (ws / "two.txt").read_text() == "1\n"
+
+
+def test_claude_writers_in_worktrees_are_held_to_their_scopes_and_merged(claude_bin, sandbox) -> None:
+    """Two real claude agents on a git repository: each in its own worktree, one tries to write outside its
+    file scope (refused by the gateway, nothing written), both commit, the merge queue lands both; the
+    user's checkout is byte for byte what it was."""
+    ws, home = sandbox.workspace, sandbox.home
+    git_env = {**os.environ, "GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@x", "GIT_COMMITTER_NAME": "u",
+               "GIT_COMMITTER_EMAIL": "u@x"}
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(ws), *args], check=True, capture_output=True, text=True,
+                              env=git_env).stdout.strip()
+
+    git("init", "-q", "-b", "main")
+    (ws / "README.md").write_text("readme\n")
+    git("add", "-A")
+    git("commit", "-qm", "initial")
+    (ws / "README.md").write_text("my uncommitted edit\n")
+    before = {p.name: p.read_bytes() for p in ws.iterdir() if p.is_file()}
+    head = git("rev-parse", "HEAD")
+    state = sandbox.root / "state"
+    wt = state / "worktrees" / "wt-e2e"
+    commit = {"command": "git add -A && git commit -qm work", "description": "commit"}
+    plan = {
+        "id": "wt-plan", "objective": "two writers", "status": "approved", "estimated_actions": 40,
+        "scope": {"working_directory": str(ws), "max_agents": 2},
+        "tasks": [
+            {"id": "api", "name": "api", "assigned_role": "coder", "files_scope": ["api/**"],
+             "subtasks": [{"id": "api1", "name": "api", "prompt": "MARKER-WT-API write the api"}]},
+            {"id": "docs", "name": "docs", "assigned_role": "coder", "files_scope": ["docs/**"],
+             "subtasks": [{"id": "docs1", "name": "docs", "prompt": "MARKER-WT-DOCS write the docs"}]},
+        ],
+    }
+    (sandbox.root / "plan.json").write_text(json.dumps(plan))
+    script = Script(steps=[], subagents={
+        "MARKER-WT-API": [[("Write", {"file_path": str(wt / "api" / "api" / "server.py"), "content": "API\n"})],
+                          [("Bash", commit)]],
+        "MARKER-WT-DOCS": [[("Write", {"file_path": str(wt / "docs" / "api" / "hijack.py"), "content": "X\n"})],
+                           [("Write", {"file_path": str(wt / "docs" / "docs" / "guide.md"), "content": "DOCS\n"})],
+                           [("Bash", commit)]],
+    })
+    with fake_model(script) as model:
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(ROOT),
+               "ANTHROPIC_BASE_URL": model, "ANTHROPIC_API_KEY": "sk-ant-fake",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+               "ACTEON_CLAUDE_BIN": claude_bin}
+        r = subprocess.run([sys.executable, "-m", "orchestrator.cli", "run", "--plan", str(sandbox.root / "plan.json"),
+                            "--engine", "claude", "--state-dir", str(state), "--run-id", "wt-e2e", "--json"],
+                           capture_output=True, text=True, env=env, cwd=ws, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    report = json.loads(r.stdout)
+    assert report["tasks"] == {"api": "done", "docs": "done"}
+    assert not (wt / "docs" / "api" / "hijack.py").exists()  # refused: outside the docs task's scope
+    assert any("outside the task's file scope" in t for t in script.tool_results())
+    files = git("ls-tree", "-r", "--name-only", "acteon/wt-e2e/integration").splitlines()
+    assert sorted(files) == ["README.md", "api/server.py", "docs/guide.md"]
+    assert git("rev-parse", "HEAD") == head and git("symbolic-ref", "HEAD") == "refs/heads/main"
+    assert {p.name: p.read_bytes() for p in ws.iterdir() if p.is_file()} == before
+    assert report["stats"]["suppressed"] >= 1

@@ -347,3 +347,30 @@ def test_cancel_leaves_the_checkout_untouched(tmp_path: Path) -> None:
     assert statuses == {"slow": "cancelled"}
     assert snapshot(repo) == before
     assert (state / "worktrees" / "cx" / "slow" / "s.txt").exists()  # the agent's work is kept in its worktree
+
+
+def test_task_retry_reruns_a_conflicted_task_on_the_new_integration_head(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    before = snapshot(repo)
+    state = ["--state-dir", str(tmp_path / "state")]
+    # y rewrites line one only when its retry report is not there: the retry reads the report and keeps x's line
+    y = ("if [ -n \"$ACTEON_RETRY_REPORT\" ] && grep -q 'line one by x' \"$ACTEON_RETRY_REPORT\"; then "
+         "echo 'y, after reading the report' > y.txt; "
+         "else sleep 1; sed -i 's/line one/line one by y/' README.md; fi && " + commit("y"))
+    tasks = [writer("x", "sed -i 's/line one/line one by x/' README.md && " + commit("x")), writer("y", y),
+             {**writer("after-y", "test -f y.txt"), "depends_on": ["y"], "assigned_role": "executor"}]
+    rc, report, _ = run(tmp_path, plan(repo, tasks), "again")
+    assert rc == 1 and report["tasks"] == {"x": "done", "y": "conflict", "after-y": "blocked"}
+    r = cli("task", "retry", "again", "x", *state)
+    assert r.returncode == 2 and "only a task that ended conflict" in r.stderr
+    r = cli("task", "retry", "again", "y", *state)
+    assert r.returncode == 0, r.stderr
+    r = cli("run", "--resume", "again", *state, "--json", env={"ACTEON_URL": ""})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["tasks"] == {"x": "done", "y": "done", "after-y": "done"}
+    integration = "acteon/again/integration"
+    assert git(repo, "show", f"{integration}:README.md") == "line one by x\nline two"
+    assert git(repo, "show", f"{integration}:y.txt") == "y, after reading the report"
+    assert git(repo, "rev-parse", "--verify", "acteon/again/y")  # the failed attempt's branch is kept
+    git(repo, "fsck", "--no-progress")
+    assert snapshot(repo) == before
