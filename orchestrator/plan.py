@@ -64,16 +64,18 @@ class Task(_Model):
     priority: int = 100  # lower runs first among ready tasks
     depends_on: list[Id] = Field(default_factory=list)
     subtasks: list[Subtask] = Field(min_length=1)
-    # Repository-relative globs the task may write (hook/globs.py); empty: anywhere in its own worktree.
-    files_scope: list[str] = Field(default_factory=list, max_length=MAX_GLOBS)
-    # Own worktree and branch, merged through the merge queue. None: on for roles that write files,
-    # when the workspace is a git repository.
-    isolate: bool | None = None
-    # Commands that must pass on the merged tree before the task's branch lands.
-    verify: list[Text] = Field(default_factory=list, max_length=32)
-    # Never starts on its own: parked until a person approves it (`acteon-swarm park approve`).
-    irreversible: bool = False
-    park_reason: ParkReason | None = None
+    files_scope: list[str] = Field(default_factory=list, max_length=MAX_GLOBS, description=(
+        "Globs relative to the repository root the task may write ('*' within a segment, '?' one character, "
+        "'**' any number of segments; 'dir/**' includes dir). Enforced by the gateway; tasks whose scopes "
+        "overlap never run at the same time. Empty: anywhere in the task's own worktree."))
+    isolate: bool | None = Field(default=None, description=(
+        "Own git worktree and branch, merged through the merge queue. Default: on for roles that write files "
+        "when the workspace is a git repository; true outside one is an error."))
+    verify: list[Text] = Field(default_factory=list, max_length=32, description=(
+        "Shell commands that must pass on the merged tree before the task's branch lands."))
+    irreversible: bool = Field(default=False, description=(
+        "Never starts on its own: parked until a person approves it (acteon-swarm park approve)."))
+    park_reason: ParkReason | None = Field(default=None, description="Why it is parked (default: irreversible).")
 
     @model_validator(mode="after")
     def _check(self) -> Task:

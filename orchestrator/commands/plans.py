@@ -39,8 +39,12 @@ def load_plan_checked(path: Path, cfg: Any) -> Any:
     from orchestrator.plan import PlanError, load_plan
     from orchestrator.roles import roles_from_config
 
+    from orchestrator.workspace.tasks import check_isolation
+
     try:
-        return load_plan(path, set(roles_from_config(cfg)))
+        plan = load_plan(path, set(roles_from_config(cfg)))
+        check_isolation(plan)  # isolate outside a git repository: an error, not a silent fallback
+        return plan
     except PlanError as e:
         raise fail("\n  ".join([f"{path}: invalid plan:", *e.errors])) from None
 

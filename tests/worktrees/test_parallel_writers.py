@@ -187,6 +187,8 @@ def test_isolate_outside_git_is_an_error(tmp_path: Path) -> None:
     ws.mkdir()
     rc, _, err = run(tmp_path, plan(ws, [writer("a", "true", isolate=True)]), "nogit")
     assert rc == 2 and "not in a git repository" in err and "task 'a'" in err
+    r = cli("plan", "validate", "--plan", str(tmp_path / "plan.json"))
+    assert r.returncode == 2 and "isolate: true" in r.stderr
 
 
 def test_kill_9_during_a_merge_leaves_the_branch_before_it_and_resume_lands_it(tmp_path: Path) -> None:
