@@ -38,6 +38,7 @@ from orchestrator.roles import Role, blocked_command_rules, quota_for, render_pr
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
 from orchestrator.watcher import Watcher
 from orchestrator.workspace.claims import ClaimRefused, Held, scope_claim
+from orchestrator.workspace.localclaims import LocalClaims
 from orchestrator.workspace.merging import VerifyResult
 from orchestrator.workspace.tasks import TaskPlaces, check_isolation
 from orchestrator.workspace.worktrees import RunWorkspace, Worktree
@@ -411,10 +412,11 @@ class Run:
             self.dir.record(R.Note, kind="scope_claim_lapsed", data={"task_id": task.id, "error": reason})
 
         try:
-            async with scope_claim(self.client, repo=await asyncio.to_thread(self.places.ws.identity),
-                                   owner=f"{self.run_id}/{task.id}", globs=list(task.files_scope),
-                                   ttl_s=settings.claim_ttl_seconds, wait=settings.on_claim_conflict == "wait",
-                                   waiting=waiting, lapsed=lapsed) as held:
+            repo = await asyncio.to_thread(self.places.ws.identity)
+            async with scope_claim(self.client, repo=repo, owner=f"{self.run_id}/{task.id}",
+                                   globs=list(task.files_scope), ttl_s=settings.claim_ttl_seconds,
+                                   wait=settings.on_claim_conflict == "wait", waiting=waiting, lapsed=lapsed,
+                                   local=LocalClaims(Path(repo))) as held:
                 if waited:
                     self._on_change(task.id, "running", "scope claimed")
                 return await self._work(task, place, held)

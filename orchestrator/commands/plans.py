@@ -38,7 +38,6 @@ def config_of(path: Path | None) -> Any:
 def load_plan_checked(path: Path, cfg: Any) -> Any:
     from orchestrator.plan import PlanError, load_plan
     from orchestrator.roles import roles_from_config
-
     from orchestrator.workspace.tasks import check_isolation
 
     try:

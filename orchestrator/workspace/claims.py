@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from orchestrator.gatewayclient import Conflict, GatewayClient
+from orchestrator.workspace.localclaims import LocalClaims
 
 MAX_BACKOFF_S = 5.0
 
@@ -34,24 +35,30 @@ class Held:
 
 @contextlib.asynccontextmanager
 async def scope_claim(client: GatewayClient, *, repo: str, owner: str, globs: list[str], ttl_s: float, wait: bool,
-                      waiting: Callable[[str], None], lapsed: Callable[[str], None]) -> AsyncIterator[Held]:
-    """Hold a write claim on ``globs`` while the block runs. ``waiting(reason)`` is called when another
-    claim is in the way (with ``wait``; else :class:`ClaimRefused`), ``lapsed(reason)`` if a renewal fails."""
+                      waiting: Callable[[str], None], lapsed: Callable[[str], None],
+                      local: LocalClaims | None = None) -> AsyncIterator[Held]:
+    """Hold a write claim on ``globs`` while the block runs: in ``local`` (orchestrators of this machine that
+    do not share a gateway) and in the gateway. ``waiting(reason)`` is called when another claim is in the
+    way (with ``wait``; else :class:`ClaimRefused`), ``lapsed(reason)`` if a renewal fails."""
     backoff = 0.2
     shown = ""
     while True:
-        try:
-            got = await client.claim(repo, owner, globs, ttl_s)
-            break
-        except Conflict as e:
-            reason = str(e).split(": ", 2)[-1]
-            if not wait:
-                raise ClaimRefused(reason) from None
-            if reason != shown:
-                waiting(reason)
-                shown = reason
-            await asyncio.sleep(backoff)
-            backoff = min(MAX_BACKOFF_S, backoff * 2)
+        reason = await asyncio.to_thread(local.acquire, owner, globs) if local is not None else None
+        if reason is None:
+            try:
+                got = await client.claim(repo, owner, globs, ttl_s)
+                break
+            except Conflict as e:
+                reason = str(e).split(": ", 2)[-1]
+                if local is not None:
+                    await asyncio.to_thread(local.release, owner)
+        if not wait:
+            raise ClaimRefused(reason)
+        if reason != shown:
+            waiting(reason)
+            shown = reason
+        await asyncio.sleep(backoff)
+        backoff = min(MAX_BACKOFF_S, backoff * 2)
     held = Held(repo, str(got["claim_id"]), int(got["token"]))
 
     async def heartbeat() -> None:
@@ -72,3 +79,5 @@ async def scope_claim(client: GatewayClient, *, repo: str, owner: str, globs: li
             await beating
         with contextlib.suppress(Exception):  # a lapsed claim is gone already; the gateway may be gone
             await client.release_claim(repo, held.claim_id, held.token)
+        if local is not None:
+            await asyncio.to_thread(local.release, owner)

@@ -12,6 +12,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from orchestrator.process import group_alive
 from tests.orchestrator.test_run import (
     cli,
@@ -260,16 +262,21 @@ def test_the_state_directory_stays_secret_except_the_agents_worktrees(tmp_path: 
     assert is_secret_path(f"{state}/worktrees-not/x", "/home/u", extra)
 
 
-def test_two_runs_on_one_repository_never_hold_overlapping_scopes(tmp_path: Path, gw: dict[str, str]) -> None:  # noqa: F811
-    """Two orchestrators on one repository and one gateway: the second run's task waits for the first's
-    scope claim (status says so), then runs; with on_claim_conflict = "fail" it fails with the reason."""
+@pytest.mark.parametrize("shared", [True, False], ids=["one-gateway", "embedded-gateways"])
+def test_two_runs_on_one_repository_never_hold_overlapping_scopes(tmp_path: Path, shared: bool,
+                                                                  request: pytest.FixtureRequest) -> None:
+    """Two orchestrators on one repository — sharing one gateway, or each with its own embedded gateway:
+    the second run's task waits for the first's scope claim (status says so), then runs; with
+    on_claim_conflict = "fail" it fails with the reason."""
+    gateway = request.getfixturevalue("gw") if shared else {"ACTEON_URL": ""}
     repo = user_repo(tmp_path)
     before = snapshot(repo)
     state = tmp_path / "state"
     gate = tmp_path / "gate"
     hold = f"while [ ! -f {gate} ]; do sleep 0.05; done; mkdir -p src && echo 1 > src/one.py && " + commit("one")
     first = write_plan(tmp_path, plan(repo, [writer("t1", hold, ["src/**"])]))
-    proc1 = start_cli("run", "--plan", str(first), "--state-dir", str(state), "--run-id", "first", "--json", env=gw)
+    proc1 = start_cli("run", "--plan", str(first), "--state-dir", str(state), "--run-id", "first", "--json",
+                      env=gateway)
     try:
         wait_until(lambda: any(e["type"] == "agent_started" for e in journal(state, "first")), timeout_s=30,
                    what="the first run's agent")
@@ -277,10 +284,10 @@ def test_two_runs_on_one_repository_never_hold_overlapping_scopes(tmp_path: Path
         second.write_text(json.dumps(plan(repo, [writer("t2", "mkdir -p src/api && echo 2 > src/api/two.py && "
                                                         + commit("two"), ["src/api/**"])])))
         proc2 = start_cli("run", "--plan", str(second), "--state-dir", str(state), "--run-id", "second", "--json",
-                          env=gw)
+                          env=gateway)
         wait_until(lambda: any(e["type"] == "task_status" and e["reason"].startswith("waiting for scope claim")
                                for e in journal(state, "second")), timeout_s=30, what="the second run to wait")
-        shown = cli("status", "--run", "second", "--state-dir", str(state), env=gw).stdout
+        shown = cli("status", "--run", "second", "--state-dir", str(state), env=gateway).stdout
         assert "waiting for scope claim" in shown and "first/t1" in shown
         assert not any(e["type"] == "agent_started" for e in journal(state, "second"))  # it never started
         # a third run that prefers to fail says why at once
@@ -289,7 +296,7 @@ def test_two_runs_on_one_repository_never_hold_overlapping_scopes(tmp_path: Path
         third = tmp_path / "third.json"
         third.write_text(json.dumps(plan(repo, [writer("t3", "true", ["src/api/x.py"])])))
         r3 = cli("run", "--plan", str(third), "--config", str(toml), "--state-dir", str(state), "--run-id", "third",
-                 "--json", env=gw)
+                 "--json", env=gateway)
         assert json.loads(r3.stdout)["tasks"] == {"t3": "failed"}
         reason = [e["reason"] for e in journal(state, "third") if e["type"] == "task_status"][-1]
         assert "scope claim refused" in reason and "claimed (write) by first/t1" in reason
@@ -376,3 +383,17 @@ def test_task_retry_reruns_a_conflicted_task_on_the_new_integration_head(tmp_pat
     assert git(repo, "rev-parse", "--verify", "acteon/again/y")  # the failed attempt's branch is kept
     git(repo, "fsck", "--no-progress")
     assert snapshot(repo) == before
+
+
+def test_local_claims_end_with_the_process_that_holds_them(tmp_path: Path) -> None:
+    from orchestrator.workspace.localclaims import LocalClaims
+
+    claims = LocalClaims(tmp_path)
+    claims.dir.mkdir()
+    # a claim of a process that is gone (a pid that never had this start time) holds nothing
+    claims.file.write_text(json.dumps([{"owner": "dead/t", "globs": ["**"], "pid": os.getpid(), "start_time": 1}]))
+    assert claims.acquire("me/a", ["src/**"]) is None
+    assert "claimed (write) by me/a" in (claims.acquire("other/b", ["src/x.py"]) or "")
+    assert claims.acquire("other/b", ["docs/**"]) is None
+    claims.release("me/a")
+    assert claims.acquire("other/c", ["src/x.py"]) is None
