@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import os
 import signal
 import time
@@ -37,10 +36,9 @@ from orchestrator.refiner.ask import refiner_engine
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
 from orchestrator.watcher import Watcher
-from orchestrator.workspace.claims import ClaimRefused, Held, scope_claim
-from orchestrator.workspace.localclaims import LocalClaims
+from orchestrator.workspace.claims import ClaimRefused, Held
 from orchestrator.workspace.merging import VerifyResult
-from orchestrator.workspace.tasks import TaskPlaces, check_isolation
+from orchestrator.workspace.tasks import Attempts, TaskPlaces, check_isolation, retry_note
 from orchestrator.workspace.worktrees import RunWorkspace, Worktree
 from orchestrator.workspace.worktrees import identity_env as git_identity
 
@@ -96,8 +94,7 @@ class Run:
         self.refiner = refiner_engine(cfg.refiner, opts.engine) if cfg.defaults.enable_refiner else None
         self.places: TaskPlaces | None = None  # worktrees and merge queue (None: not a git repository)
         self.ledger = ParkLedger(self.dir.path)
-        self._merge_pending: set[str] = set()  # on resume: tasks whose agents finished and whose merge had begun
-        self._retries: dict[str, tuple[str, str]] = {}  # task -> (its attempt's name, the failed attempt's report)
+        self.attempts = Attempts()  # on resume: merges to finish, retries asked for
 
     def _rules(self) -> list[dict[str, Any]]:
         return (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
@@ -195,8 +192,8 @@ class Run:
                         write_scope=tuple(task.files_scope) if scoped else (), parked=parked)
 
     def _apply_park_decisions(self, initial: dict[str, Any]) -> dict[str, Any]:
-        """Decisions a person recorded in the park ledger: an approved proposal replaces its task (same id
-        and dependencies, no longer irreversible); a rejected task is skipped (its dependents blocked)."""
+        """Decisions a person recorded in the park ledger: an approved proposal replaces its task (same id,
+        dependencies and park reason; approved, so it runs); a rejected task is skipped (dependents blocked)."""
         for task in list(self.plan.tasks):
             decided = self.ledger.decision(task.id) if task.irreversible else None
             if decided is None:
@@ -215,7 +212,7 @@ class Run:
 
     async def _open_workspace(self, workspace: RunWorkspace) -> None:
         base = await asyncio.to_thread(workspace.start)
-        self.places = TaskPlaces(workspace, self.roles, mode=self.cfg.worktrees.merge_mode, verifier=self._verify,
+        self.places = TaskPlaces(workspace, self.roles, settings=self.cfg.worktrees, verifier=self._verify,
                                  reports=self.dir.path / "reports")
         dirty = await asyncio.to_thread(workspace.dirty)
         self.dir.write_run(repository=str(workspace.repo), integration_branch=workspace.integration, base=base)
@@ -278,32 +275,9 @@ class Run:
                                        for t in self.plan.tasks]
         self._tasks = {t.id: t for t in self.plan.tasks}
         statuses = R.task_statuses(past)
-        attempts: dict[str, int] = {}
-        for ev in past:
-            if isinstance(ev, R.Merge):
-                (self._merge_pending.add if ev.phase == "started" else self._merge_pending.discard)(ev.task_id)
-            elif isinstance(ev, R.RetryRequested):
-                attempts[ev.task_id] = attempts.get(ev.task_id, 0) + 1
-                self._retries[ev.task_id] = (f"{ev.task_id}.retry{attempts[ev.task_id]}", ev.report)
-            elif isinstance(ev, R.TaskStatusChanged) and ev.status in ("conflict", "verify_failed"):
-                self._retries.pop(ev.task_id, None)  # a retry asked for before this attempt is used up
-        for task_id in self._retries:
-            statuses[task_id] = "pending"  # runs again; its dependents wait for it instead of being blocked
-            for dependent in self._dependents(task_id):
-                if statuses.get(dependent) == "blocked":
-                    statuses[dependent] = "pending"
+        self.attempts = Attempts.from_journal(past)
+        self.attempts.requeue(statuses, self.plan)
         return statuses
-
-    def _dependents(self, task_id: str) -> list[str]:
-        found: list[str] = []
-        frontier = [task_id]
-        while frontier:
-            current = frontier.pop()
-            for t in self.plan.tasks:
-                if current in t.depends_on and t.id not in found:
-                    found.append(t.id)
-                    frontier.append(t.id)
-        return found
 
     def cancel(self, reason: str) -> None:
         self.cancel_reason = reason
@@ -396,12 +370,9 @@ class Run:
 
     async def _run_task(self, spec: TaskSpec) -> TaskOutcome:
         task = self._tasks[spec.id]
-        attempt = self._retries.get(task.id, (None, ""))[0]
-        place = await self.places.prepare(task, attempt) if self.places is not None else None
-        if place is None or place.branch is None or not task.files_scope:
-            return await self._work(task, place, None)
-        assert self.places is not None
-        settings = self.cfg.worktrees
+        if self.places is None:
+            return await self._work(task, None, None)
+        place = await self.places.prepare(task, self.attempts.name(task.id))
         waited: list[str] = []
 
         def waiting(reason: str) -> None:
@@ -412,11 +383,8 @@ class Run:
             self.dir.record(R.Note, kind="scope_claim_lapsed", data={"task_id": task.id, "error": reason})
 
         try:
-            repo = await asyncio.to_thread(self.places.ws.identity)
-            async with scope_claim(self.client, repo=repo, owner=f"{self.run_id}/{task.id}",
-                                   globs=list(task.files_scope), ttl_s=settings.claim_ttl_seconds,
-                                   wait=settings.on_claim_conflict == "wait", waiting=waiting, lapsed=lapsed,
-                                   local=LocalClaims(Path(repo))) as held:
+            async with self.places.claimed(task, place, owner=f"{self.run_id}/{task.id}", client=self.client,
+                                           waiting=waiting, lapsed=lapsed) as held:
                 if waited:
                     self._on_change(task.id, "running", "scope claimed")
                 return await self._work(task, place, held)
@@ -428,16 +396,12 @@ class Run:
         claims, and holds it to its worktree (and an isolated task to its file scope and claim)."""
         if place is None:
             return self._agent_key
-        binding: dict[str, Any] = {"agent_id": agent_id, "root": str(place.top),
-                                   "files_scope": list(task.files_scope) if place.branch else []}
-        if held is not None:
-            binding["claim"] = held.ref()
-        return await self.client.mint_key(self.run_id, binding)
+        return await self.client.mint_key(self.run_id, TaskPlaces.binding(task, agent_id, place, held))
 
     async def _work(self, task: Task, place: Worktree | None, held: Held | None) -> TaskOutcome:
-        if place is not None and task.id in self._merge_pending:
+        if place is not None and task.id in self.attempts.merge_pending:
             # Resumed after its agents finished and its merge began: the merge is finished, not the work redone.
-            self._merge_pending.discard(task.id)
+            self.attempts.merge_pending.discard(task.id)
             return await self._after_task(task, await self._land(task, place), "")
         workdir = place.path if place is not None else Path(self.plan.scope.working_directory)
         last_output = ""
@@ -453,8 +417,7 @@ class Run:
                 timeout_s=float(sub.timeout_seconds or self.opts.subtask_timeout_s), client=self.client,
                 base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
                 on_start=functools.partial(self._agent_started, task.id, sub.id, agent_id),
-                extra_env={**(git_identity(agent_id) if place is not None else {}),
-                           **({"ACTEON_RETRY_REPORT": self._retries[task.id][1]} if task.id in self._retries else {})},
+                extra_env=self._extra_env(task, agent_id, place),
             )
             try:
                 engine = self.command_engine if sub.command is not None else self.ai_engine
@@ -484,8 +447,15 @@ class Run:
 
     async def _land(self, task: Task, place: Worktree) -> TaskOutcome:
         assert self.places is not None
-        attempt = self._retries.get(task.id, (None, ""))[0]
-        return await self.places.finish(task, place, functools.partial(self._on_merge, task.id), attempt)
+        return await self.places.finish(task, place, functools.partial(self._on_merge, task.id),
+                                        self.attempts.name(task.id))
+
+    def _extra_env(self, task: Task, agent_id: str, place: Worktree | None) -> dict[str, str]:
+        env = git_identity(agent_id) if place is not None else {}
+        report = self.attempts.report(task.id)
+        if report is not None:
+            env["ACTEON_RETRY_REPORT"] = report  # a retried task's failed attempt, for commands
+        return env
 
     # --- memory ------------------------------------------------------------------------------------
     def _prompt(self, task: Task, sub: Any, agent_id: str, place: Worktree | None = None) -> str:
@@ -504,8 +474,9 @@ class Run:
                 self.dir.record(R.FindingsUsed, task_id=task.id, agent_id=agent_id,
                                 finding_ids=[h.memory.id for h in hits])
             findings = [h.memory.text for h in hits]
-        if task.id in self._retries:
-            findings.insert(0, retry_note(self._retries[task.id][1]))
+        report = self.attempts.report(task.id)
+        if report is not None:
+            findings.insert(0, retry_note(report))
         text = render_prompt(role, task=task, subtask=sub, plan=self.plan, findings=findings,
                              max_findings_chars=self.cfg.memory.max_injected_chars,
                              workdir=str(place.path) if place is not None else None,
@@ -563,24 +534,6 @@ class Run:
             self._tasks[new.id] = new
             if self.watcher is not None:
                 self.watcher.add_task(new.id)
-
-
-def retry_note(report_path: str, max_chars: int = 3000) -> str:
-    """What a retried task is told about the attempt that failed (its conflict or verify report), as data."""
-    try:
-        report = json.loads(Path(report_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return "An earlier attempt of this task could not be merged (its report is unreadable)."
-    if report.get("status") == "conflict" and report.get("conflict"):
-        conflict = report["conflict"]
-        text = (f"An earlier attempt of this task conflicted with work merged since, in "
-                f"{', '.join(conflict.get('files', []))}. You start again from the current integration head; "
-                f"keep the other side's changes. Conflicting hunks: {json.dumps(conflict.get('hunks', []))}")
-    else:
-        failed = [v for v in report.get("verify", []) if not v.get("ok")]
-        text = ("An earlier attempt of this task failed its verify commands on the merged tree: "
-                + json.dumps(failed))
-    return text[:max_chars]
 
 
 def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stats: dict[str, Any],

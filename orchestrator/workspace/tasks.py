@@ -10,16 +10,24 @@ working directory, and asking for ``isolate`` there is an error rather than a si
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hook.install import write_atomic
+from orchestrator import rundir as R
+from orchestrator.config import WorktreesSection
+from orchestrator.gatewayclient import GatewayClient
 from orchestrator.plan import Plan, PlanError, Task
 from orchestrator.roles import Role, expand_tools
 from orchestrator.scheduler import TaskOutcome
+from orchestrator.workspace.claims import Held, scope_claim
 from orchestrator.workspace.git import repository_root
-from orchestrator.workspace.merging import MergeMode, MergeQueue, Verifier
+from orchestrator.workspace.localclaims import LocalClaims
+from orchestrator.workspace.merging import MergeQueue, Verifier
 from orchestrator.workspace.worktrees import RunWorkspace, Worktree
 
 # Tools that change files by themselves; a role with one of them "writes" (Bash alone runs builds and tests).
@@ -50,18 +58,107 @@ def check_isolation(plan: Plan) -> None:
         raise PlanError(errors)
 
 
-Journal = Callable[..., None]  # record(event_type_name, **fields)
+@dataclass
+class Attempts:
+    """What a resume learns from the journal about tasks in worktrees: merges that began and did not end (the
+    merge is finished, the work not redone), and retries a person asked for (``acteon-swarm task retry``)."""
+
+    merge_pending: set[str] = field(default_factory=set)
+    retries: dict[str, tuple[str, str]] = field(default_factory=dict)  # task -> (attempt name, failed report)
+
+    @classmethod
+    def from_journal(cls, past: list[Any]) -> Attempts:
+        found = cls()
+        count: dict[str, int] = {}
+        for ev in past:
+            if isinstance(ev, R.Merge):
+                (found.merge_pending.add if ev.phase == "started" else found.merge_pending.discard)(ev.task_id)
+            elif isinstance(ev, R.RetryRequested):
+                count[ev.task_id] = count.get(ev.task_id, 0) + 1
+                found.retries[ev.task_id] = (f"{ev.task_id}.retry{count[ev.task_id]}", ev.report)
+            elif isinstance(ev, R.TaskStatusChanged) and ev.status in ("conflict", "verify_failed"):
+                found.retries.pop(ev.task_id, None)  # a retry asked for before this attempt is used up
+        return found
+
+    def requeue(self, statuses: dict[str, str], plan: Plan) -> None:
+        """A retried task runs again; its blocked dependents wait for it again instead of staying blocked."""
+        for task_id in self.retries:
+            statuses[task_id] = "pending"
+            for dependent in _dependents(plan, task_id):
+                if statuses.get(dependent) == "blocked":
+                    statuses[dependent] = "pending"
+
+    def name(self, task_id: str) -> str | None:
+        """The branch and worktree name of the task's current attempt (None: the first, named after the task)."""
+        return self.retries[task_id][0] if task_id in self.retries else None
+
+    def report(self, task_id: str) -> str | None:
+        return self.retries[task_id][1] if task_id in self.retries else None
+
+
+def _dependents(plan: Plan, task_id: str) -> list[str]:
+    found: list[str] = []
+    frontier = [task_id]
+    while frontier:
+        current = frontier.pop()
+        for t in plan.tasks:
+            if current in t.depends_on and t.id not in found:
+                found.append(t.id)
+                frontier.append(t.id)
+    return found
+
+
+def retry_note(report_path: str, max_chars: int = 3000) -> str:
+    """What a retried task is told about the attempt that failed (its conflict or verify report), as data."""
+    try:
+        report = json.loads(Path(report_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "An earlier attempt of this task could not be merged (its report is unreadable)."
+    if report.get("status") == "conflict" and report.get("conflict"):
+        conflict = report["conflict"]
+        text = (f"An earlier attempt of this task conflicted with work merged since, in "
+                f"{', '.join(conflict.get('files', []))}. You start again from the current integration head; "
+                f"keep the other side's changes. Conflicting hunks: {json.dumps(conflict.get('hunks', []))}")
+    else:
+        failed = [v for v in report.get("verify", []) if not v.get("ok")]
+        text = ("An earlier attempt of this task failed its verify commands on the merged tree: "
+                + json.dumps(failed))
+    return text[:max_chars]
 
 
 class TaskPlaces:
-    """The run's worktrees and merge queue, as the runner uses them."""
+    """The run's worktrees, scope claims and merge queue, as the runner uses them."""
 
-    def __init__(self, ws: RunWorkspace, roles: dict[str, Role], *, mode: MergeMode, verifier: Verifier,
+    def __init__(self, ws: RunWorkspace, roles: dict[str, Role], *, settings: WorktreesSection, verifier: Verifier,
                  reports: Path) -> None:
         self.ws = ws
         self.roles = roles
-        self.queue = MergeQueue(ws, mode=mode, verifier=verifier)
+        self.settings = settings
+        self.queue = MergeQueue(ws, mode=settings.merge_mode, verifier=verifier)
         self.reports = reports  # run folder directory for conflict and verify reports
+
+    @contextlib.asynccontextmanager
+    async def claimed(self, task: Task, place: Worktree, *, owner: str, client: GatewayClient,
+                      waiting: Callable[[str], None], lapsed: Callable[[str], None]) -> AsyncIterator[Held | None]:
+        """An isolated task's file scope, claimed (locally and in the gateway) while the block runs; None for a
+        task without a declared scope or in a view. Raises ``ClaimRefused`` when the run chose to fail."""
+        if place.branch is None or not task.files_scope:
+            yield None
+            return
+        repo = await asyncio.to_thread(self.ws.identity)
+        async with scope_claim(client, repo=repo, owner=owner, globs=list(task.files_scope),
+                               ttl_s=self.settings.claim_ttl_seconds, wait=self.settings.on_claim_conflict == "wait",
+                               waiting=waiting, lapsed=lapsed, local=LocalClaims(Path(repo))) as held:
+            yield held
+
+    @staticmethod
+    def binding(task: Task, agent_id: str, place: Worktree, held: Held | None) -> dict[str, Any]:
+        """What an agent's own key holds it to: its worktree, an isolated task's scope, the claim's token."""
+        binding: dict[str, Any] = {"agent_id": agent_id, "root": str(place.top),
+                                   "files_scope": list(task.files_scope) if place.branch else []}
+        if held is not None:
+            binding["claim"] = held.ref()
+        return binding
 
     def isolated(self, task: Task) -> bool:
         return is_isolated(task, self.roles.get(task.assigned_role), True)
