@@ -171,8 +171,9 @@ class RefinerDecision(_Event):
 
     type: Literal["refiner_decision"] = "refiner_decision"
     after_task: str
-    action: Literal["continue", "skip", "reprioritize", "add"]
+    action: Literal["continue", "skip", "reprioritize", "add", "retry"]
     skipped: list[str] = Field(default_factory=list)
+    retried: list[str] = Field(default_factory=list)  # RETRY: the task that runs again on a fresh branch
     priorities: dict[str, int] = Field(default_factory=dict)
     added_task: dict[str, Any] | None = None  # the new task as JSON (a resume re-adds it to the plan)
     reason: str = ""

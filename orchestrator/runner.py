@@ -94,7 +94,8 @@ class Run:
         self.refiner = refiner_engine(cfg.refiner, opts.engine) if cfg.defaults.enable_refiner else None
         self.places: TaskPlaces | None = None  # worktrees and merge queue (None: not a git repository)
         self.ledger = ParkLedger(self.dir.path)
-        self.attempts = Attempts()  # on resume: merges to finish, retries asked for
+        self.attempts = Attempts(self.dir.path / "reports")  # merges to finish on resume, retries asked for
+        self._rerun: set[str] = set()  # tasks the refiner retried: their _run_task goes again
 
     def _rules(self) -> list[dict[str, Any]]:
         return (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
@@ -275,7 +276,7 @@ class Run:
                                        for t in self.plan.tasks]
         self._tasks = {t.id: t for t in self.plan.tasks}
         statuses = R.task_statuses(past)
-        self.attempts = Attempts.from_journal(past)
+        self.attempts = Attempts.from_journal(past, self.dir.path / "reports")
         self.attempts.requeue(statuses, self.plan)
         return statuses
 
@@ -369,6 +370,15 @@ class Run:
             self.progress(task_id, status, reason)
 
     async def _run_task(self, spec: TaskSpec) -> TaskOutcome:
+        while True:
+            outcome = await self._attempt(spec)
+            if spec.id not in self._rerun:
+                return outcome
+            self._rerun.discard(spec.id)  # the refiner asked for another attempt: same slot, fresh branch
+            self._on_change(spec.id, "running", f"retried by the refiner after {outcome.status}: runs again on "
+                                                "the integration head, with the report")
+
+    async def _attempt(self, spec: TaskSpec) -> TaskOutcome:
         task = self._tasks[spec.id]
         if self.places is None:
             return await self._work(task, None, None)
@@ -505,7 +515,8 @@ class Run:
             self.cfg.refiner, engine=self.opts.engine, plan=self.plan, finished_task=task, result_text=result_text,
             statuses=statuses, roles=self.roles, workdir=Path(self.plan.scope.working_directory),
             agent_dir=self.dir.agent_dir(f"refiner.{task.id}"), env=self.opts.env, gateway_url=self.opts.gateway_url,
-            agent_key=self._agent_key, run_id=self.run_id, pass_env=tuple(self.cfg.safety.pass_env))
+            agent_key=self._agent_key, run_id=self.run_id, pass_env=tuple(self.cfg.safety.pass_env),
+            retried=frozenset(self.attempts.by_refiner))
         try:
             self._apply(decision)
         except ValueError as e:  # the schedule moved on while the refiner thought (a task started)
@@ -527,6 +538,12 @@ class Run:
             self.scheduler.reprioritize(decision.priority_map())
             for task_id, priority in decision.priority_map().items():
                 self._tasks[task_id] = self._tasks[task_id].model_copy(update={"priority": priority})
+        elif decision.action == "retry":
+            # The task is still running (the refiner is asked before it ends): _run_task runs it again at once.
+            for task_id in decision.retried:
+                self.attempts.add(task_id, self.attempts.report_path_after(task_id))
+                self.attempts.by_refiner.add(task_id)
+                self._rerun.add(task_id)
         elif decision.action == "add" and decision.added_task is not None:
             new = decision.added_task
             self.scheduler.add_task(self._spec(new, len(self.plan.tasks)))

@@ -37,7 +37,7 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
             alerts.append(ev.model_dump(include={"kind", "agent_id", "task_id", "detail", "action", "ts"}))
         elif isinstance(ev, R.RefinerDecision):
             refiner.append(ev.model_dump(include={"after_task", "action", "skipped", "priorities", "reason",
-                                                  "fallback", "ts"}))
+                                                  "fallback", "ts", "retried"}))
             if ev.added_task:
                 plan_tasks.append(ev.added_task)
                 refiner[-1]["added"] = ev.added_task.get("id")
@@ -128,5 +128,5 @@ def _decision(d: dict[str, Any]) -> str:
         return f"CONTINUE (fallback: {d['reason']})"
     what = {"continue": "CONTINUE", "skip": "SKIP " + ", ".join(d["skipped"]),
             "reprioritize": "REPRIORITIZE " + ", ".join(f"{k}={v}" for k, v in d["priorities"].items()),
-            "add": f"ADD {d.get('added', '')}"}[d["action"]]
+            "add": f"ADD {d.get('added', '')}", "retry": "RETRY " + ", ".join(d.get("retried", []))}[d["action"]]
     return what + (f" — {d['reason']}" if d["reason"] else "")

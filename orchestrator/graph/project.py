@@ -51,7 +51,7 @@ _HEADER = f"# acteon-swarm run graph v{PROJECTION_VERSION} source="
 SW: Any = SimpleNamespace(**{name: URIRef(V.NS + name) for name in V.TERMS})
 Triple = tuple[Node, Node, Node]
 
-_TERMINAL = frozenset({"done", "failed", "skipped", "blocked", "cancelled"})
+_TERMINAL = frozenset({"done", "failed", "skipped", "blocked", "cancelled", "conflict", "verify_failed"})
 _TRUE, _FALSE = Literal(True), Literal(False)
 
 

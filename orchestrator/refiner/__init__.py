@@ -36,6 +36,7 @@ class RefinerOutcome:
     skipped: tuple[str, ...] = ()
     priorities: tuple[tuple[str, int], ...] = ()
     added_task: Task | None = None  # ADD: validated, with fresh ids
+    retried: tuple[str, ...] = ()  # RETRY: the task that runs again
     reason: str = ""
     fallback: bool = False  # True: the answer was slow, invalid or refused; CONTINUE applies instead
     answer: str = ""  # the model's raw answer, truncated
@@ -49,14 +50,14 @@ class RefinerOutcome:
             "after_task": self.after_task, "action": self.action, "skipped": list(self.skipped),
             "priorities": dict(self.priorities),
             "added_task": self.added_task.model_dump(mode="json") if self.added_task is not None else None,
-            "reason": self.reason, "fallback": self.fallback, "answer": self.answer,
+            "reason": self.reason, "fallback": self.fallback, "answer": self.answer, "retried": list(self.retried),
         }
 
 
 def outcome_of(after_task: str, decision: ValidDecision, answer: str) -> RefinerOutcome:
     return RefinerOutcome(after_task=after_task, action=decision.action, skipped=decision.skip,
                           priorities=decision.priorities, added_task=decision.task,
-                          answer=answer[:MAX_JOURNALED_ANSWER])
+                          retried=(decision.retry,) if decision.retry else (), answer=answer[:MAX_JOURNALED_ANSWER])
 
 
 def fallback(after_task: str, reason: str, answer: str = "") -> RefinerOutcome:
@@ -81,6 +82,7 @@ async def refine(
     agent_key: str,
     run_id: str,
     pass_env: tuple[str, ...] = (),
+    retried: frozenset[str] = frozenset(),
 ) -> RefinerOutcome:
     """Ask the refiner what to do after ``finished_task`` and return the checked decision, or CONTINUE
     with ``fallback=True`` and the reason when the model gives nothing usable. ``statuses`` are the
@@ -93,7 +95,7 @@ async def refine(
         return fallback(finished_task.id, e.reason)
     try:
         decision = validate(parse_answer(answer), plan=plan, statuses=statuses, finished_task=finished_task,
-                            roles=roles)
+                            roles=roles, retried=retried)
     except RefinerAnswerError as e:
         return fallback(finished_task.id, f"invalid answer: {e}", answer)
     return outcome_of(finished_task.id, decision, answer)

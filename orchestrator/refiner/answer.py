@@ -9,6 +9,7 @@ surrounding ``` code fence, with an optional language tag, are tolerated)::
     SKIP: id, id, ...                 one line, at least one id, no duplicates
     REPRIORITIZE: id=N, id=N, ...     one line, N an integer in [-1_000_000, 1_000_000], no duplicate ids
     ADD: {task json}                  the rest of the answer is one JSON object (it may span lines)
+    RETRY: id                         one task id (the task that just ended conflict or verify_failed)
 
 Keywords are matched case-insensitively (``Skip:`` is as unambiguous as ``SKIP:``, and refusing it would
 only lose a clear decision); everything else is exact. Negative priorities are allowed because the plan
@@ -29,7 +30,7 @@ from orchestrator.plan import ID_PATTERN
 MAX_ANSWER_CHARS = 20_000
 MAX_PRIORITY = 1_000_000
 
-Action = Literal["continue", "skip", "reprioritize", "add"]
+Action = Literal["continue", "skip", "reprioritize", "add", "retry"]
 
 
 class RefinerAnswerError(ValueError):
@@ -44,6 +45,7 @@ class Decision:
     skip: tuple[str, ...] = ()
     priorities: tuple[tuple[str, int], ...] = ()  # (task id, new priority), in the answer's order
     task: MappingProxyType[str, Any] | None = None  # the ADD JSON object as parsed (read-only view)
+    retry: str = ""  # RETRY: the task to run again
 
     def priority_map(self) -> dict[str, int]:
         return dict(self.priorities)
@@ -54,7 +56,7 @@ _LANG = re.compile(r"[a-z][a-z0-9_+-]{0,19}|")  # a fence's language tag (```jso
 _KEYWORD = re.compile(r"\A(?P<kw>[A-Za-z]+)(?P<after>.*)\Z", re.DOTALL)
 _COLON = re.compile(r"\A[ \t]*:[ \t]*(?P<rest>.*)\Z", re.DOTALL)
 _PRIORITY_ITEM = re.compile(r"\A(?P<id>[^=\s]+)[ \t]*=[ \t]*(?P<n>[+-]?[0-9]+)\Z")
-_GRAMMAR = "CONTINUE, SKIP: ids, REPRIORITIZE: id=N, ... or ADD: {task json}"
+_GRAMMAR = "CONTINUE, SKIP: ids, REPRIORITIZE: id=N, ..., ADD: {task json} or RETRY: id"
 
 
 def parse_answer(text: str) -> Decision:
@@ -70,7 +72,7 @@ def parse_answer(text: str) -> Decision:
         if after:
             raise RefinerAnswerError(f"CONTINUE must be the whole answer, got {_snippet(body)}")
         return Decision("continue")
-    if keyword not in ("SKIP", "REPRIORITIZE", "ADD"):
+    if keyword not in ("SKIP", "REPRIORITIZE", "ADD", "RETRY"):
         raise RefinerAnswerError(f"expected exactly one directive ({_GRAMMAR}) and nothing else, got {_snippet(body)}")
     colon = _COLON.match(after)
     if colon is None:
@@ -82,6 +84,11 @@ def parse_answer(text: str) -> Decision:
         raise RefinerAnswerError(f"{keyword} must be a single line (one directive only, nothing after it)")
     if keyword == "SKIP":
         return Decision("skip", skip=tuple(_ids(rest, keyword)))
+    if keyword == "RETRY":
+        ids = _ids(rest, keyword)
+        if len(ids) != 1:
+            raise RefinerAnswerError("RETRY names exactly one task")
+        return Decision("retry", retry=ids[0])
     return Decision("reprioritize", priorities=tuple(_priorities(rest)))
 
 

@@ -67,6 +67,11 @@ SKIP: id, id
     do not run these tasks
 REPRIORITIZE: id=N, id=N
     give these tasks a new priority N (an integer; lower runs first)
+{% if retryable %}
+RETRY: {{ task.id }}
+    run {{ task.id }} again on a fresh branch from the current integration head, told what conflicted or
+    failed (only this task, only once)
+{% endif %}
 {% if delegates %}
 ADD: {task as JSON}
     add one task: keys "name", "description", "assigned_role", "priority", "depends_on" (ids of tasks
@@ -115,7 +120,7 @@ def refiner_prompt(
         plan=plan, task=finished_task, status=statuses.get(finished_task.id, "unknown"),
         result=slot if block else "(nothing)", rows=rows[:MAX_PLAN_LINES],
         hidden=max(0, len(rows) - MAX_PLAN_LINES), delegates=delegates, add_example=_add_example(
-            delegates, finished_task),
+            delegates, finished_task), retryable=statuses.get(finished_task.id) in ("conflict", "verify_failed"),
     )
     # Task names and descriptions may be model-written: no fence-like text outside the one block.
     return _neutralize(text).replace(slot, block)

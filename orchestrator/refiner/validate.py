@@ -30,6 +30,7 @@ from orchestrator.roles import Role
 from orchestrator.scheduler import DEAD_ENDS
 
 EDITABLE = frozenset({"pending", "ready"})  # not started: the only tasks SKIP / REPRIORITIZE may touch
+RETRYABLE = frozenset({"conflict", "verify_failed"})  # a branch that could not land: RETRY may run it again
 _MAX_ID = 64  # plan.ID_PATTERN
 
 
@@ -42,13 +43,15 @@ class ValidDecision:
     skip: tuple[str, ...] = ()
     priorities: tuple[tuple[str, int], ...] = ()
     task: Task | None = None
+    retry: str = ""
 
     def priority_map(self) -> dict[str, int]:
         return dict(self.priorities)
 
 
 def validate(
-    decision: Decision, *, plan: Plan, statuses: Mapping[str, str], finished_task: Task, roles: Mapping[str, Role]
+    decision: Decision, *, plan: Plan, statuses: Mapping[str, str], finished_task: Task, roles: Mapping[str, Role],
+    retried: frozenset[str] = frozenset(),
 ) -> ValidDecision:
     """``decision`` checked against the plan and the tasks' current ``statuses``; raises
     :class:`RefinerAnswerError` with the reason when any part of it cannot be applied."""
@@ -62,6 +65,17 @@ def validate(
         for task_id, _ in decision.priorities:
             _require_editable(task_id, "reprioritize", plan, statuses)
         return ValidDecision("reprioritize", priorities=decision.priorities)
+    if decision.action == "retry":
+        # Only the task that just ended, once: a model that keeps retrying a conflict would loop forever.
+        if decision.retry != finished_task.id:
+            raise RefinerAnswerError(f"RETRY may name only the task that just ended ('{finished_task.id}')")
+        status = statuses.get(decision.retry)
+        if status not in RETRYABLE:
+            raise RefinerAnswerError(f"cannot retry task '{decision.retry}': it is {status or 'of unknown status'}; "
+                                     "only a task whose branch could not land (conflict, verify_failed) can be retried")
+        if decision.retry in retried:
+            raise RefinerAnswerError(f"task '{decision.retry}' was retried by the refiner once already")
+        return ValidDecision("retry", retry=decision.retry)
     if decision.task is None:
         raise RefinerAnswerError("ADD without a task")
     task = added_task(decision.task, plan=plan, statuses=statuses, finished_task=finished_task, roles=roles)

@@ -63,22 +63,40 @@ class Attempts:
     """What a resume learns from the journal about tasks in worktrees: merges that began and did not end (the
     merge is finished, the work not redone), and retries a person asked for (``acteon-swarm task retry``)."""
 
+    reports_dir: Path = Path("reports")  # the run folder's reports/
     merge_pending: set[str] = field(default_factory=set)
     retries: dict[str, tuple[str, str]] = field(default_factory=dict)  # task -> (attempt name, failed report)
+    count: dict[str, int] = field(default_factory=dict)  # retries so far, per task
+    by_refiner: set[str] = field(default_factory=set)  # tasks the refiner retried (once each at most)
 
     @classmethod
-    def from_journal(cls, past: list[Any]) -> Attempts:
-        found = cls()
-        count: dict[str, int] = {}
+    def from_journal(cls, past: list[Any], reports_dir: Path) -> Attempts:
+        found = cls(reports_dir)
         for ev in past:
             if isinstance(ev, R.Merge):
                 (found.merge_pending.add if ev.phase == "started" else found.merge_pending.discard)(ev.task_id)
             elif isinstance(ev, R.RetryRequested):
-                count[ev.task_id] = count.get(ev.task_id, 0) + 1
-                found.retries[ev.task_id] = (f"{ev.task_id}.retry{count[ev.task_id]}", ev.report)
+                found.add(ev.task_id, ev.report)
+            elif isinstance(ev, R.RefinerDecision) and ev.action == "retry" and not ev.fallback:
+                for task_id in ev.retried:
+                    found.add(task_id, found.report_path_after(task_id))
+                    found.by_refiner.add(task_id)
             elif isinstance(ev, R.TaskStatusChanged) and ev.status in ("conflict", "verify_failed"):
                 found.retries.pop(ev.task_id, None)  # a retry asked for before this attempt is used up
         return found
+
+    def add(self, task_id: str, report: str) -> str:
+        """One more attempt of the task; returns its name."""
+        self.count[task_id] = self.count.get(task_id, 0) + 1
+        name = f"{task_id}.retry{self.count[task_id]}"
+        self.retries[task_id] = (name, report)
+        return name
+
+    def report_path_after(self, task_id: str) -> str:
+        """Where the report of the task's latest attempt is (``reports/<attempt>.json``)."""
+        n = self.count.get(task_id, 0)
+        name = f"{task_id}.retry{n}" if n else task_id
+        return str(self.reports_dir / f"{name}.json")
 
     def requeue(self, statuses: dict[str, str], plan: Plan) -> None:
         """A retried task runs again; its blocked dependents wait for it again instead of staying blocked."""

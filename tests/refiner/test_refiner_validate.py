@@ -213,3 +213,29 @@ def test_a_validated_decision_is_accepted_by_the_scheduler(answer: str) -> None:
         assert d.task is not None
         sched.add_task(TaskSpec(d.task.id, d.task.assigned_role, d.task.priority, tuple(d.task.depends_on), 99))
         assert sched.statuses[d.task.id] == "pending"
+
+
+# --- RETRY --------------------------------------------------------------------------------------------
+
+def test_retry_the_task_whose_branch_could_not_land() -> None:
+    for status in ("conflict", "verify_failed"):
+        assert check("RETRY: build", finished="build", statuses={**STATUSES, "build": status}) == ValidDecision(
+            "retry", retry="build")
+
+
+@pytest.mark.parametrize(("answer", "finished", "status", "reason"), [
+    ("RETRY: build", "design", "conflict", "RETRY may name only the task that just ended ('design')"),
+    ("RETRY: build", "build", "done", "cannot retry task 'build': it is done"),
+    ("RETRY: build", "build", "failed", "only a task whose branch could not land"),
+    ("RETRY: build, test", "build", "conflict", "RETRY names exactly one task"),
+    ("RETRY:", "build", "conflict", "RETRY names no task"),
+])
+def test_retry_is_refused_otherwise(answer: str, finished: str, status: str, reason: str) -> None:
+    with pytest.raises(RefinerAnswerError, match=re.escape(reason)):
+        check(answer, finished=finished, statuses={**STATUSES, "build": status})
+
+
+def test_the_refiner_retries_a_task_once() -> None:
+    with pytest.raises(RefinerAnswerError, match="retried by the refiner once already"):
+        validate(parse_answer("RETRY: build"), plan=PLAN, statuses={**STATUSES, "build": "conflict"},
+                 finished_task=PLAN.task("build"), roles=BUILTIN_ROLES, retried=frozenset({"build"}))

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -397,3 +398,27 @@ def test_local_claims_end_with_the_process_that_holds_them(tmp_path: Path) -> No
     assert claims.acquire("other/b", ["docs/**"]) is None
     claims.release("me/a")
     assert claims.acquire("other/c", ["src/x.py"]) is None
+
+
+def test_the_refiner_may_retry_a_conflicted_task_once(tmp_path: Path) -> None:
+    fake = Path(__file__).resolve().parents[1] / "data" / "fake_refiner.py"
+    repo = user_repo(tmp_path)
+    before = snapshot(repo)
+    y = ("if [ -n \"$ACTEON_RETRY_REPORT\" ] && grep -q 'line one by x' \"$ACTEON_RETRY_REPORT\"; then "
+         "echo 'y, after reading the report' > y.txt; "
+         "else sleep 1; sed -i 's/line one/line one by y/' README.md; fi && " + commit("y"))
+    tasks = [writer("x", "sed -i 's/line one/line one by x/' README.md && " + commit("x")), writer("y", y),
+             {**writer("after-y", "test -f y.txt"), "depends_on": ["y"], "assigned_role": "executor"}]
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"y": "RETRY: y"}))
+    toml = tmp_path / "swarm.toml"
+    toml.write_text(f'[refiner]\nengine = "command"\ncommand = "{sys.executable} {fake} {answers}"\n')
+    rc, report, err = run(tmp_path, plan(repo, tasks), "refined", "--config", str(toml))
+    assert rc == 0, err
+    assert report["tasks"] == {"x": "done", "y": "done", "after-y": "done"}
+    decisions = [(e["after_task"], e["action"], e["fallback"]) for e in journal(tmp_path / "state", "refined")
+                 if e["type"] == "refiner_decision"]
+    # after y's conflict: RETRY applied; after the retry succeeded, the same answer is refused (not retryable)
+    assert ("y", "retry", False) in decisions and ("y", "continue", True) in decisions
+    assert git(repo, "show", "acteon/refined/integration:y.txt") == "y, after reading the report"
+    assert snapshot(repo) == before
