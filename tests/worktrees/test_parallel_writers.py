@@ -422,3 +422,43 @@ def test_the_refiner_may_retry_a_conflicted_task_once(tmp_path: Path) -> None:
     assert ("y", "retry", False) in decisions and ("y", "continue", True) in decisions
     assert git(repo, "show", "acteon/refined/integration:y.txt") == "y, after reading the report"
     assert snapshot(repo) == before
+
+
+def test_rebase_mode_replays_the_task_commits_linearly(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    toml = tmp_path / "rebase.toml"
+    toml.write_text('[worktrees]\nmerge_mode = "rebase"\n[defaults]\nenable_refiner = false\n')
+    tasks = [writer("a", "echo 1 > a.txt && " + commit("a1") + " && echo 2 >> a.txt && " + commit("a2"),
+                    verify=["test \"$(cat a.txt)\" = \"$(printf '1\\n2')\""]),
+             writer("b", "sleep 1 && echo b > b.txt && " + commit("b"))]
+    rc, _, err = run(tmp_path, plan(repo, tasks), "linear", "--config", str(toml))
+    assert rc == 0, err
+    integration = "acteon/linear/integration"
+    assert git(repo, "rev-list", "--merges", "--count", integration) == "0"  # no merge commits: replayed
+    subjects = git(repo, "log", "--format=%s", integration).splitlines()
+    assert subjects[-1] == "initial" and sorted(subjects[:-1]) == ["a1", "a2", "b"]
+    assert subjects.index("a2") < subjects.index("a1")  # a's two commits kept in order
+    git(repo, "fsck", "--no-progress")
+
+
+def test_merge_into_a_branch_that_is_not_checked_out_moves_only_that_branch(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    git(repo, "branch", "release")
+    git(repo, "commit", "--allow-empty", "-qm", "on main since")  # main moves on: release is behind
+    before = snapshot(repo)
+    rc, _, err = run(tmp_path, plan(repo, [writer("w", "echo w > w.txt && " + commit("w"))]), "into")
+    assert rc == 0, err
+    r = cli("merge", "into", "--into", "release", "--state-dir", str(tmp_path / "state"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["how"] in ("fast-forward", "merge commit")
+    assert git(repo, "show", "release:w.txt") == "w"
+    assert snapshot(repo) == before  # the checked-out branch, files, index and stash: untouched
+
+
+def test_the_orchestrator_never_runs_a_destructive_git_command(tmp_path: Path) -> None:
+    from orchestrator.workspace.git import git as run_git
+
+    for args in (["stash"], ["clean", "-fd"], ["reset", "--hard"], ["checkout", "--", "."], ["branch", "-D", "x"],
+                 ["-c", "a.b=c", "stash", "drop"], ["restore", "."]):
+        with pytest.raises(AssertionError, match="refusing to run destructive git command"):
+            run_git(tmp_path, *args)
