@@ -127,11 +127,22 @@ class AdversarialSection(_Section):
     enabled: bool = False
     max_rounds: int = Field(default=2, ge=1)
 
+    @model_validator(mode="after")
+    def _not_yet(self) -> AdversarialSection:
+        # An option that is accepted must do something: until the loop exists, asking for it is an error.
+        if self.enabled:
+            raise ValueError("the adversarial loop is not available in this version: remove 'enabled = true' "
+                             "(the eval harness, [eval_harness], works on its own)")
+        return self
+
 
 class EvalHarnessSection(_Section):
+    """Scores the finished work (orchestrator/evals.py); below ``pass_threshold`` the run ends eval_failed."""
+
     enabled: bool = False
     command: NonEmpty | None = None
     timeout_seconds: int = Field(default=600, ge=1)
+    pass_threshold: float | None = Field(default=None, ge=0, le=1)
 
     @model_validator(mode="after")
     def _command_when_enabled(self) -> EvalHarnessSection:
@@ -206,4 +217,5 @@ def parse_config(data: dict[str, Any], source: str = "swarm.toml") -> SwarmConfi
     try:
         return SwarmConfig.model_validate(data)
     except ValidationError as e:
-        raise ConfigError([f"{source}: {describe_error(err, show_input=True)}" for err in e.errors()]) from None
+        raise ConfigError([f"{source}: {describe_error(err, show_input=True, model=SwarmConfig)}"
+                           for err in e.errors()]) from None

@@ -8,8 +8,10 @@ hand-written or model-written plan sees all of it in one go.
 
 from __future__ import annotations
 
+import difflib
 import heapq
 import json
+import typing
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -178,7 +180,7 @@ def load_plan(path: Path, known_roles: set[str]) -> Plan:
     try:
         plan = Plan.model_validate(data)
     except ValidationError as e:
-        raise PlanError([f"{source}: {describe_error(err)}" for err in e.errors()]) from None
+        raise PlanError([f"{source}: {describe_error(err, model=Plan)}" for err in e.errors()]) from None
     try:
         validate_plan(plan, known_roles)
     except PlanError as e:
@@ -200,13 +202,20 @@ def approve(plan: Plan, by: str, now: datetime) -> Plan:
     )
 
 
-def describe_error(err: Any, *, show_input: bool = False) -> str:
+def describe_error(err: Any, *, show_input: bool = False, model: type[BaseModel] | None = None) -> str:
     """One pydantic error as 'field.path: message', in the words a person editing the file uses (plans,
-    swarm.toml, a refiner's task). ``show_input`` adds the offending value when it is short."""
+    swarm.toml, a refiner's task). ``show_input`` adds the offending value when it is short; with the
+    ``model`` the file was validated against, an unknown key names the closest known one."""
     loc = ".".join(str(x) for x in err.get("loc", ()))
     kind = err.get("type")
     if kind == "extra_forbidden":
         msg = "unknown key"
+        known = _keys_at(model, tuple(err.get("loc", ()))[:-1]) if model is not None else []
+        close = difflib.get_close_matches(str(err.get("loc", ("",))[-1]), known, n=1, cutoff=0.6)
+        if close:
+            msg += f" (did you mean '{close[0]}'?)"
+        elif known:
+            msg += f" (known keys: {', '.join(known)})"
     elif kind == "missing":
         msg = "missing required key"
     else:
@@ -216,6 +225,33 @@ def describe_error(err: Any, *, show_input: bool = False) -> str:
                 and len(repr(value)) <= 80):
             msg += f" (got {value!r})"
     return f"{loc}: {msg}" if loc else msg
+
+
+def _keys_at(model: type[BaseModel], path: tuple[Any, ...]) -> list[str]:
+    """The field names of the model found by following ``path`` (field names, list indexes) from ``model``."""
+    current: Any = model
+    for step in path:
+        if isinstance(step, int):
+            continue  # a list index: the list's item model is already current
+        fields = getattr(current, "model_fields", None)
+        if not fields or step not in fields:
+            return []
+        current = _model_in(fields[step].annotation)
+        if current is None:
+            return []
+    fields = getattr(current, "model_fields", None)
+    return list(fields) if fields else []
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside an annotation (``X``, ``list[X]``, ``X | None``), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
 
 
 # --- whole-plan validation ------------------------------------------------------------------------

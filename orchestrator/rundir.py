@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from hook import contract as c
 from hook.install import write_atomic
 
-RUN_STATUSES = ("running", "done", "failed", "cancelled", "interrupted", "parked")
+RUN_STATUSES = ("running", "done", "failed", "cancelled", "interrupted", "parked", "eval_failed")
 
 
 class JournalError(ValueError):
@@ -202,13 +202,25 @@ class Note(_Event):
 
 class RunFinished(_Event):
     type: Literal["run_finished"] = "run_finished"
-    status: Literal["done", "failed", "cancelled", "interrupted", "parked"]
+    status: Literal["done", "failed", "cancelled", "interrupted", "parked", "eval_failed"]
     reason: str = ""
+
+
+class EvalScored(_Event):
+    """The eval harness on the finished work: its score, or why there is none (an error is never a pass)."""
+
+    type: Literal["eval"] = "eval"
+    score: float | None = None
+    error: str = ""
+    threshold: float | None = None
+    passed: bool = False
+    head: str = ""  # the integration head it scored (git repositories)
+    report: dict[str, Any] = Field(default_factory=dict)
 
 
 Event = Annotated[
     RunStarted | TaskStatusChanged | Merge | RetryRequested | SubtaskStarted | SubtaskFinished | AgentStarted
-    | ToolCall | ToolCompleted | Finding | FindingsUsed | RefinerDecision | Alert | Note | RunFinished,
+    | ToolCall | ToolCompleted | EvalScored | Finding | FindingsUsed | RefinerDecision | Alert | Note | RunFinished,
     Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[Any] = TypeAdapter(Event)

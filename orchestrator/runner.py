@@ -22,6 +22,7 @@ from hook.install import write_atomic
 from orchestrator import rundir as R
 from orchestrator.config import SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
+from orchestrator.evals import result_of
 from orchestrator.gatewayclient import GatewayClient, NotFound
 from orchestrator.memory.findings import FINDING_INSTRUCTIONS, parse_findings
 from orchestrator.memory.select import for_prompt
@@ -37,7 +38,7 @@ from orchestrator.roles import Role, blocked_command_rules, quota_for, render_pr
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
 from orchestrator.watcher import Watcher
 from orchestrator.workspace.claims import ClaimRefused, Held
-from orchestrator.workspace.merging import VerifyResult
+from orchestrator.workspace.merging import VerifyResult, drop_scratch
 from orchestrator.workspace.tasks import Attempts, TaskPlaces, check_isolation, retry_note
 from orchestrator.workspace.worktrees import RunWorkspace, Worktree
 from orchestrator.workspace.worktrees import identity_env as git_identity
@@ -252,6 +253,39 @@ class Run:
         if phase == "finished" and data.get("result") != "merged":
             self._note(f"{task_id}: {data.get('summary', '')}")
 
+    async def _evaluate(self) -> tuple[str, str]:
+        """The eval harness on the finished work (the integration head, in a git repository): ``done`` when
+        it scores at least ``pass_threshold``, else ``eval_failed`` — an eval that gives no score fails too."""
+        harness = self.cfg.eval_harness
+        assert harness.command is not None
+        head = ""
+        if self.places is not None:
+            head = await asyncio.to_thread(self.places.ws.head)
+            place = await asyncio.to_thread(self.places.ws.worktree, "_eval", isolated=False)
+            where = place.path
+        else:
+            where = Path(self.plan.scope.working_directory)
+        ctx = SubtaskContext(
+            run_id=self.run_id, agent_id="eval", role="executor", task_id="eval", subtask_id="eval", prompt=None,
+            command=harness.command, workdir=where, agent_dir=self.dir.agent_dir("eval"),
+            gateway_url=self.opts.gateway_url, agent_key=self._agent_key, timeout_s=float(harness.timeout_seconds),
+            client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env))
+        try:
+            ran = await self.command_engine.run_subtask(ctx)
+            result = result_of(ran.output, ok=ran.ok, detail=ran.detail)
+        finally:
+            if self.places is not None:
+                await asyncio.to_thread(drop_scratch, self.places.ws, self.places.ws.root / "_eval")
+        passed = result.passes(harness.pass_threshold)
+        self.dir.record(R.EvalScored, score=result.score, error=result.error, threshold=harness.pass_threshold,
+                        passed=passed, head=head, report=result.report)
+        self._note(f"eval: {result.score:.3f}" if result.ok else f"eval: no score ({result.error})")
+        if passed:
+            return "done", ""
+        if not result.ok:
+            return "eval_failed", f"the eval gave no score: {result.error}"
+        return "eval_failed", f"eval score {result.score:.3f} is below the pass threshold {harness.pass_threshold}"
+
     def _write_twin(self) -> None:
         """The run's RDF twin (graph.nq), projected from the journal now that it is complete. It is a cache
         (``graph query`` rebuilds a missing or stale one), so a failure here is journaled, not fatal."""
@@ -298,11 +332,14 @@ class Run:
             status = "parked"  # only work that waits for a person is left: approve it and resume
         else:
             status = "failed"
+        reason = self.cancel_reason or ""
+        if status == "done" and self.cfg.eval_harness.enabled:
+            status, reason = await self._evaluate()
         stats: dict[str, Any] = {}
         with contextlib.suppress(Exception):  # the gateway may be gone; status then shows the journal only
             stats = await self.client.stats(self.run_id)
             write_atomic(self.dir.stats_file, stats)
-        self.dir.record(R.RunFinished, status=status, reason=self.cancel_reason or "")
+        self.dir.record(R.RunFinished, status=status, reason=reason)
         self.dir.write_run(status=status, finished_at=R.now_iso())
         self.dir.summary_file.write_text(summary(self.plan, self.run_id, status, statuses, stats,
                                                  self.dir.read_events()), encoding="utf-8")

@@ -120,7 +120,7 @@ def run(
         print(st.render(st.collect(RunDir(state, report.run_id), None)))
         print(f"  summary: {RunDir(state, report.run_id).summary_file}")
     # 3: nothing failed, but parked tasks wait for a person (`acteon-swarm park list`)
-    raise typer.Exit({"done": 0, "parked": 3}.get(report.status, 1))
+    raise typer.Exit({"done": 0, "parked": 3}.get(report.status, 1))  # eval_failed, failed, cancelled: 1
 
 
 def _detach(run_id: str, state: Path, *, resume: bool, as_json: bool, args: list[str]) -> None:

@@ -114,7 +114,7 @@ class MergeQueue:
                 f"refs/heads/{ws.integration}", candidate, before)
             return MergeResult(task_id, "merged", before, candidate, candidate, verify=results)
         finally:
-            await asyncio.to_thread(_drop_scratch, ws, scratch)
+            await asyncio.to_thread(drop_scratch, ws, scratch)
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ def _replay(ws: RunWorkspace, onto: str, tip: str, scratch: Path) -> str | None:
     return out(scratch, "rev-parse", "HEAD")
 
 
-def _drop_scratch(ws: RunWorkspace, path: Path) -> None:
+def drop_scratch(ws: RunWorkspace, path: Path) -> None:
     """Remove a scratch worktree: it is detached at a commit that is either landed or recorded in a report,
     and holds only what verify commands produced, so nothing of anyone's work is in it."""
     if not path.exists():

@@ -50,7 +50,6 @@ max_injected_chars = 2000
 enabled = false
 
 [adversarial]
-enabled = true
 max_rounds = 3
 
 [eval_harness]
@@ -105,27 +104,38 @@ def test_every_section_is_read(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("colour = 1\n", "colour: unknown key"),
-        ("[extras]\nx = 1\n", "extras: unknown key"),
-        ("[defaults]\nmax_agentz = 4\n", "defaults.max_agentz: unknown key"),
-        ("[safety]\nblocked_command = ['rm']\n", "safety.blocked_command: unknown key"),
-        ("[[roles]]\nname = 'coder'\nallowed_tool = ['Read']\n", "roles.0.allowed_tool: unknown key"),
-        ("[memory]\nsize = 3\n", "memory.size: unknown key"),
-        ("[graph]\nstorage = 'x'\n", "graph.storage: unknown key"),
-        ("[adversarial]\nrounds = 3\n", "adversarial.rounds: unknown key"),
-        ("[eval_harness]\ncmd = 'x'\n", "eval_harness.cmd: unknown key"),
-        ("[refiner]\nmodle = 'x'\n", "refiner.modle: unknown key"),
-        ("[acteon]\nurl = 'http://x'\n", "acteon.url: unknown key"),
+        ("colour = 1\n", "colour: unknown key (known keys: acteon, defaults, safety, roles, refiner, memory, graph, "
+                          "adversarial, eval_harness, monitor, worktrees)"),
+        ("[extras]\nx = 1\n", "extras: unknown key (known keys: acteon, defaults, safety, roles, refiner, memory, "
+                               "graph, adversarial, eval_harness, monitor, worktrees)"),
+        ("[defaults]\nmax_agentz = 4\n", "defaults.max_agentz: unknown key (did you mean 'max_agents'?)"),
+        ("[safety]\nblocked_command = ['rm']\n",
+         "safety.blocked_command: unknown key (did you mean 'blocked_commands'?)"),
+        ("[[roles]]\nname = 'coder'\nallowed_tool = ['Read']\n",
+         "roles.0.allowed_tool: unknown key (did you mean 'allowed_tools'?)"),
+        ("[memory]\nsize = 3\n", "memory.size: unknown key (known keys: enabled, max_injected_chars, max_findings, "
+                                  "cross_run)"),
+        ("[graph]\nstorage = 'x'\n", "graph.storage: unknown key (did you mean 'store'?)"),
+        ("[adversarial]\nrounds = 3\n", "adversarial.rounds: unknown key (did you mean 'max_rounds'?)"),
+        ("[eval_harness]\ncmd = 'x'\n", "eval_harness.cmd: unknown key (did you mean 'command'?)"),
+        ("[refiner]\nmodle = 'x'\n", "refiner.modle: unknown key (did you mean 'model'?)"),
+        ("[acteon]\nurl = 'http://x'\n", "acteon.url: unknown key (known keys: endpoint, namespace)"),
     ],
 )
 def test_unknown_keys_are_errors_at_every_depth(tmp_path: Path, text: str, expected: str) -> None:
     assert errors(tmp_path, text) == [expected]
 
 
+def test_switching_on_what_does_not_exist_yet_is_an_error(tmp_path: Path) -> None:
+    found = errors(tmp_path, "[adversarial]\nenabled = true\n")
+    assert len(found) == 1 and "adversarial loop is not available" in found[0]
+
+
 def test_all_problems_are_reported_together(tmp_path: Path) -> None:
     found = errors(tmp_path, "[defaults]\nmax_agentz = 4\nmax_agents = 0\nengine = 'gpt'\n[safety]\nfoo = 1\n")
     assert len(found) == 4
-    assert "defaults.max_agentz: unknown key" in found and "safety.foo: unknown key" in found
+    assert "defaults.max_agentz: unknown key (did you mean 'max_agents'?)" in found
+    assert any(e.startswith("safety.foo: unknown key") for e in found)
     assert any(e.startswith("defaults.max_agents: ") and "(got 0)" in e for e in found)
     assert any(e.startswith("defaults.engine: ") and "'gpt'" in e for e in found)
 
@@ -168,4 +178,4 @@ def test_cross_field_and_range_checks(tmp_path: Path) -> None:
 def test_parse_config_names_its_source() -> None:
     with pytest.raises(ConfigError) as info:
         parse_config({"defaults": {"nope": 1}}, "inline")
-    assert info.value.errors == ["inline: defaults.nope: unknown key"]
+    assert info.value.errors[0].startswith("inline: defaults.nope: unknown key")

@@ -462,3 +462,17 @@ def test_the_orchestrator_never_runs_a_destructive_git_command(tmp_path: Path) -
                  ["-c", "a.b=c", "stash", "drop"], ["restore", "."]):
         with pytest.raises(AssertionError, match="refusing to run destructive git command"):
             run_git(tmp_path, *args)
+
+
+def test_the_eval_scores_the_integration_head_not_the_checkout(tmp_path: Path) -> None:
+    repo = user_repo(tmp_path)
+    before = snapshot(repo)
+    toml = tmp_path / "eval.toml"
+    toml.write_text('[eval_harness]\nenabled = true\ncommand = "if [ -f w.txt ]; then echo 1; else echo 0; fi"\n'
+                    "pass_threshold = 1\n[defaults]\nenable_refiner = false\n")
+    rc, report, err = run(tmp_path, plan(repo, [writer("w", "echo w > w.txt && " + commit("w"))]), "scored",
+                          "--config", str(toml))
+    assert rc == 0 and report["status"] == "done", err
+    scored = [e for e in journal(tmp_path / "state", "scored") if e["type"] == "eval"]
+    assert scored[0]["score"] == 1.0 and scored[0]["head"] == git(repo, "rev-parse", "acteon/scored/integration")
+    assert snapshot(repo) == before
