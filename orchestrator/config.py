@@ -151,6 +151,19 @@ class EvalHarnessSection(_Section):
         return self
 
 
+class SynthesisSection(_Section):
+    """Where branches of work meet (a task with several parents), a clean-context agent condenses the
+    parents' outputs into the context the task receives (orchestrator/synthesis.py)."""
+
+    enabled: bool = True
+    engine: Engine | None = None  # None: the run's engine (a command run needs a command, else pass-through)
+    model: NonEmpty | None = None  # None: the engine's cheap model
+    command: NonEmpty | None = None  # for engine "command": reads the prompt on stdin, prints the synthesis
+    timeout_seconds: int = Field(default=120, ge=1)
+    max_input_chars: int = Field(default=12_000, ge=100, le=1_000_000)  # of all parents' outputs together
+    max_chars: int = Field(default=4_000, ge=100, le=100_000)  # of the synthesis the task receives
+
+
 class WorktreesSection(_Section):
     """Parallel writers in a git repository (docs/swarm.md): how finished task branches land."""
 
@@ -185,6 +198,7 @@ class SwarmConfig(_Section):
     eval_harness: EvalHarnessSection = Field(default_factory=EvalHarnessSection)
     monitor: MonitorSection = Field(default_factory=MonitorSection)
     worktrees: WorktreesSection = Field(default_factory=WorktreesSection)
+    synthesis: SynthesisSection = Field(default_factory=SynthesisSection)
 
     @model_validator(mode="after")
     def _unique_roles(self) -> SwarmConfig:

@@ -72,6 +72,19 @@ class Merge(_Event):
     detail: str = ""
 
 
+class SynthesisMade(_Event):
+    """The parents' outputs condensed for a task where branches meet (``synthesis/<task>.md``)."""
+
+    type: Literal["synthesis"] = "synthesis"
+    task_id: str
+    parents: list[str]
+    engine: str
+    fallback: bool = False  # True: passed through (no synthesizer, or it failed: ``reason``)
+    reason: str = ""
+    chars: int = 0
+    file: str = ""
+
+
 class RetryRequested(_Event):
     """A person asked for a task that ended ``conflict`` or ``verify_failed`` to run again (``acteon-swarm
     task retry``): on resume it runs on a fresh branch from the integration head, with the report."""
@@ -219,8 +232,9 @@ class EvalScored(_Event):
 
 
 Event = Annotated[
-    RunStarted | TaskStatusChanged | Merge | RetryRequested | SubtaskStarted | SubtaskFinished | AgentStarted
-    | ToolCall | ToolCompleted | EvalScored | Finding | FindingsUsed | RefinerDecision | Alert | Note | RunFinished,
+    RunStarted | TaskStatusChanged | Merge | RetryRequested | SynthesisMade | SubtaskStarted | SubtaskFinished
+    | AgentStarted | ToolCall | ToolCompleted | EvalScored | Finding | FindingsUsed | RefinerDecision | Alert | Note
+    | RunFinished,
     Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[Any] = TypeAdapter(Event)

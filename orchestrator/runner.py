@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hook.install import write_atomic
+from hook.install import write_atomic, write_text_atomic
 from orchestrator import rundir as R
 from orchestrator.config import SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
@@ -36,6 +36,7 @@ from orchestrator.refiner import RefinerOutcome, refine
 from orchestrator.refiner.ask import refiner_engine
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
+from orchestrator.synthesis import synthesize
 from orchestrator.watcher import Watcher
 from orchestrator.workspace.claims import ClaimRefused, Held
 from orchestrator.workspace.merging import VerifyResult, drop_scratch
@@ -97,6 +98,7 @@ class Run:
         self.ledger = ParkLedger(self.dir.path)
         self.attempts = Attempts(self.dir.path / "reports")  # merges to finish on resume, retries asked for
         self._rerun: set[str] = set()  # tasks the refiner retried: their _run_task goes again
+        self._synthesis_files: dict[str, Path] = {}  # join tasks -> the synthesis of their parents' work
 
     def _rules(self) -> list[dict[str, Any]]:
         return (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
@@ -451,6 +453,8 @@ class Run:
             self.attempts.merge_pending.discard(task.id)
             return await self._after_task(task, await self._land(task, place), "")
         workdir = place.path if place is not None else Path(self.plan.scope.working_directory)
+        if len(task.depends_on) > 1 and self.cfg.synthesis.enabled:
+            await self._synthesize(task, place.path if place is not None else Path(self.plan.scope.working_directory))
         last_output = ""
         for sub in task.subtasks:  # subtasks of a task run in order
             agent_id = f"{task.id}.{sub.id}"
@@ -490,7 +494,35 @@ class Run:
                 return await self._after_task(task, TaskOutcome("failed", f"{sub.id}: {result.detail}"[:500]),
                                               last_output)
         outcome = await self._land(task, place) if place is not None else TaskOutcome("done")
+        if outcome.status == "done":
+            self._save_output(task.id, last_output)
         return await self._after_task(task, outcome, last_output)
+
+    # --- synthesis at convergence -----------------------------------------------------------------
+    def _save_output(self, task_id: str, text: str) -> None:
+        """A done task's final output: what a synthesis where its branch meets others reads."""
+        out = self.dir.path / "outputs"
+        out.mkdir(mode=0o700, exist_ok=True)
+        write_text_atomic(out / f"{task_id}.txt", text)
+
+    def _output_of(self, task_id: str) -> str:
+        path = self.dir.path / "outputs" / f"{task_id}.txt"
+        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+    async def _synthesize(self, task: Task, workdir: Path) -> None:
+        """The parents' outputs condensed for ``task`` (kept in ``synthesis/<task>.md``; a resume reuses it)."""
+        path = self.dir.path / "synthesis" / f"{task.id}.md"
+        if not path.exists():
+            parents = [(self._tasks[d], self._output_of(d)) for d in task.depends_on if d in self._tasks]
+            made = await synthesize(self.cfg.synthesis, run_engine=self.opts.engine, task=task, parents=parents,
+                                    workdir=workdir, agent_dir=self.dir.agent_dir(f"synthesis.{task.id}"),
+                                    env=self.opts.env, gateway_url=self.opts.gateway_url, agent_key=self._agent_key,
+                                    run_id=self.run_id, pass_env=tuple(self.cfg.safety.pass_env))
+            path.parent.mkdir(mode=0o700, exist_ok=True)
+            write_text_atomic(path, made.text)
+            self.dir.record(R.SynthesisMade, task_id=task.id, parents=[p.id for p, _ in parents], engine=made.engine,
+                            fallback=made.fallback, reason=made.reason, chars=len(made.text), file=str(path))
+        self._synthesis_files[task.id] = path
 
     async def _land(self, task: Task, place: Worktree) -> TaskOutcome:
         assert self.places is not None
@@ -502,6 +534,8 @@ class Run:
         report = self.attempts.report(task.id)
         if report is not None:
             env["ACTEON_RETRY_REPORT"] = report  # a retried task's failed attempt, for commands
+        if task.id in self._synthesis_files:
+            env["ACTEON_SYNTHESIS"] = str(self._synthesis_files[task.id])  # its parents' work, condensed
         return env
 
     # --- memory ------------------------------------------------------------------------------------
@@ -524,6 +558,9 @@ class Run:
         report = self.attempts.report(task.id)
         if report is not None:
             findings.insert(0, retry_note(report))
+        if task.id in self._synthesis_files:
+            findings.insert(0, f"Synthesis of the work this task builds on (tasks {', '.join(task.depends_on)}): "
+                               + self._synthesis_files[task.id].read_text(encoding="utf-8", errors="replace"))
         text = render_prompt(role, task=task, subtask=sub, plan=self.plan, findings=findings,
                              max_findings_chars=self.cfg.memory.max_injected_chars,
                              workdir=str(place.path) if place is not None else None,

@@ -185,6 +185,8 @@ class _Projector:
             self.used.append((ev.agent_id, ev.task_id, list(ev.finding_ids)))
         elif isinstance(ev, R.RefinerDecision):
             self.refiner(ev)
+        elif isinstance(ev, R.SynthesisMade):
+            self.synthesis(ev)
         elif isinstance(ev, R.Alert):
             self.alert(ev)
         elif isinstance(ev, R.RunStarted):
@@ -294,6 +296,15 @@ class _Projector:
                 return  # the runner refused it too; the decision node still says what was asked
             self.added.append(task)
             add(d, SW.added, self.task(task.id)["iri"])
+
+    def synthesis(self, ev: R.SynthesisMade) -> None:
+        node, add = self.node("synthesis", str(ev.seq)), self.add
+        add(node, RDF.type, SW.Synthesis)
+        add(node, SW.synthesisFor, self.task(ev.task_id)["iri"])
+        add(node, SW.fallback, _TRUE if ev.fallback else _FALSE)
+        add(node, PROV.generatedAtTime, self.when(ev.ts))
+        for parent in ev.parents:
+            add(node, SW.synthesizedFrom, self.task(parent)["iri"])
 
     def alert(self, ev: R.Alert) -> None:
         a, lit, add = self.node("alert", str(ev.seq)), self.lit, self.add

@@ -74,6 +74,7 @@ _TERMS = [
     _c("SemanticMemory", "prov:Entity", "A finding: something an agent (or a human) found, with topics; later "
                                         "runs use it."),
     _c("Alert", "prov:Entity", "A monitor alert (stuck, runaway, deadline) and the action taken."),
+    _c("Synthesis", "prov:Entity", "The parents' outputs condensed for a task where branches of the plan meet."),
     # --- object properties ---
     _o("hasTask", "swarm:SwarmRun", "swarm:SwarmTask", "The run's tasks (the plan's and any the refiner added)."),
     _o("assignedTo", "swarm:SwarmTask", "swarm:Role", "The role the task is assigned to."),
@@ -100,6 +101,9 @@ _TERMS = [
     _o("skipped", "swarm:RefinerDecision", "swarm:SwarmTask", "A task the refiner skipped."),
     _o("reprioritized", "swarm:RefinerDecision", "swarm:SwarmTask", "A task the refiner gave a new priority."),
     _o("added", "swarm:RefinerDecision", "swarm:SwarmTask", "A task the refiner added."),
+    _o("synthesisFor", "swarm:Synthesis", "swarm:SwarmTask", "The task that received the synthesis."),
+    _o("synthesizedFrom", "swarm:Synthesis", "swarm:SwarmTask", "A parent task whose output fed the synthesis "
+                                                                 "(lineage)."),
     _o("hasAlert", "swarm:SwarmRun", "swarm:Alert", "A monitor alert of the run."),
     _o("aboutAgent", "swarm:Alert", "swarm:AgentSession", "The agent session an alert is about."),
     # --- datatype properties ---
@@ -138,8 +142,8 @@ _TERMS = [
     _d("topic", "swarm:SemanticMemory", "xsd:string", "One topic of the finding (repeated)."),
     _d("action", "swarm:RefinerDecision swarm:Alert", "xsd:string", "Refiner: continue, skip, reprioritize, "
                                                                      "add; alert: warn, throttle, kill."),
-    _d("fallback", "swarm:RefinerDecision", "xsd:boolean", "True: the refiner's answer was unusable and "
-                                                            "CONTINUE was applied."),
+    _d("fallback", "swarm:RefinerDecision swarm:Synthesis", "xsd:boolean", "True: the refiner's answer was "
+       "unusable and CONTINUE was applied; a synthesis passed the parents' outputs through."),
     _d("kind", "swarm:Alert", "xsd:string", "stuck, runaway or deadline."),
     _d("seq", "swarm:RefinerDecision swarm:SemanticMemory swarm:Alert", "xsd:integer",
        "The journal sequence number of the event."),

@@ -105,9 +105,9 @@ def test_every_section_is_read(tmp_path: Path) -> None:
     ("text", "expected"),
     [
         ("colour = 1\n", "colour: unknown key (known keys: acteon, defaults, safety, roles, refiner, memory, graph, "
-                          "adversarial, eval_harness, monitor, worktrees)"),
+                          "adversarial, eval_harness, monitor, worktrees, synthesis)"),
         ("[extras]\nx = 1\n", "extras: unknown key (known keys: acteon, defaults, safety, roles, refiner, memory, "
-                               "graph, adversarial, eval_harness, monitor, worktrees)"),
+                               "graph, adversarial, eval_harness, monitor, worktrees, synthesis)"),
         ("[defaults]\nmax_agentz = 4\n", "defaults.max_agentz: unknown key (did you mean 'max_agents'?)"),
         ("[safety]\nblocked_command = ['rm']\n",
          "safety.blocked_command: unknown key (did you mean 'blocked_commands'?)"),
