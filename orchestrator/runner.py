@@ -493,14 +493,15 @@ class Run:
             if not result.ok:
                 return await self._after_task(task, TaskOutcome("failed", f"{sub.id}: {result.detail}"[:500]),
                                               last_output)
+        # Saved before the merge: a resume that finishes an interrupted merge still has it for a synthesis.
+        self._save_output(task.id, last_output)
         outcome = await self._land(task, place) if place is not None else TaskOutcome("done")
-        if outcome.status == "done":
-            self._save_output(task.id, last_output)
         return await self._after_task(task, outcome, last_output)
 
     # --- synthesis at convergence -----------------------------------------------------------------
     def _save_output(self, task_id: str, text: str) -> None:
-        """A done task's final output: what a synthesis where its branch meets others reads."""
+        """A task's final output once all its subtasks succeeded: what a synthesis where its branch meets
+        others reads (only done tasks are ever read: a join starts after its parents are done)."""
         out = self.dir.path / "outputs"
         out.mkdir(mode=0o700, exist_ok=True)
         write_text_atomic(out / f"{task_id}.txt", text)

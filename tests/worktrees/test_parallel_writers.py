@@ -223,6 +223,7 @@ def test_kill_9_during_a_merge_leaves_the_branch_before_it_and_resume_lands_it(t
     head = git(repo, "rev-parse", "acteon/killed/integration")
     assert git(repo, "show", f"{head}:m.txt") == "m"
     assert git(repo, "rev-list", "--count", "acteon/killed/m") == "2"  # the task's agent did not run again
+    assert (state / "runs" / "killed" / "outputs" / "m.txt").exists()  # its output survived for a synthesis
     git(repo, "fsck", "--no-progress")
     assert snapshot(repo) == before
 
