@@ -113,6 +113,11 @@ class SubtaskFinished(_Event):
     timed_out: bool = False
     duration_s: float = 0.0
     detail: str = ""
+    # What the agent's CLI reported it used (absent when it reports nothing: never estimated).
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_tokens: int | None = None
+    cost_usd: float | None = None
 
 
 class AgentStarted(_Event):

@@ -36,6 +36,7 @@ from orchestrator.refiner import RefinerOutcome, refine
 from orchestrator.refiner.ask import refiner_engine
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
+from orchestrator.status import Usage, usage_line
 from orchestrator.synthesis import synthesize
 from orchestrator.watcher import Watcher
 from orchestrator.workspace.claims import ClaimRefused, Held
@@ -487,7 +488,7 @@ class Run:
                 result.ok, result.detail = False, self.monitor_kills[agent_id]
             self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=sub.id, agent_id=agent_id, ok=result.ok,
                             returncode=result.returncode, timed_out=result.timed_out, duration_s=result.duration_s,
-                            detail=result.detail[:2000])
+                            detail=result.detail[:2000], **result.usage)
             self._record_findings(task.id, agent_id, result.output)
             last_output = result.output or result.detail
             if not result.ok:
@@ -638,6 +639,13 @@ def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stat
         lines += ["", "## Gateway", ""]
         lines += [f"- {k.replace('_', ' ')}: {v}" for k, v in stats.items() if k != "run_id"]
     events = events or []
+    usage = Usage()
+    for ev in events:
+        if isinstance(ev, R.SubtaskFinished):
+            usage.add(ev.agent_id, ev)
+    line = usage_line(usage.to_json())
+    if line:
+        lines += ["", "## Usage", "", line]
     decisions = [e for e in events if isinstance(e, R.RefinerDecision)]
     if decisions:
         lines += ["", "## Refiner", ""]

@@ -30,6 +30,7 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
     refiner: list[dict[str, Any]] = []
     findings = 0
     merges: dict[str, dict[str, Any]] = {}  # task -> its last merge (conflict report included)
+    usage = Usage()
     for ev in rd.read_events():  # one pass over the journal: the source of truth
         if isinstance(ev, R.TaskStatusChanged):
             statuses[ev.task_id], reasons[ev.task_id] = ev.status, ev.reason
@@ -43,6 +44,8 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
                 refiner[-1]["added"] = ev.added_task.get("id")
         elif isinstance(ev, R.Finding):
             findings += 1
+        elif isinstance(ev, R.SubtaskFinished):
+            usage.add(ev.agent_id, ev)
         elif isinstance(ev, R.Merge) and ev.phase == "finished":
             merges[ev.task_id] = {"result": ev.result, "integration_before": ev.before, "integration_after": ev.after,
                                   "report": ev.report, "detail": ev.detail}
@@ -64,7 +67,42 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
             "tasks": tasks, "task_counts": counts, "stats": stats, "stats_source": source,
             "gateway_url": run.get("gateway_url"), "alerts": alerts, "refiner": refiner, "findings": findings,
             "repository": run.get("repository"), "integration_branch": run.get("integration_branch"),
-            "merges": merges}
+            "merges": merges, "usage": usage.to_json()}
+
+
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_tokens", "cost_usd")
+
+
+class Usage:
+    """Tokens and cost the agents' CLIs reported, per agent session and in total (only what was reported)."""
+
+    def __init__(self) -> None:
+        self.agents: dict[str, dict[str, float]] = {}
+
+    def add(self, agent_id: str, ev: Any) -> None:
+        reported = {f: getattr(ev, f) for f in USAGE_FIELDS if getattr(ev, f, None) is not None}
+        if reported:
+            mine = self.agents.setdefault(agent_id, {})
+            for f, v in reported.items():
+                mine[f] = mine.get(f, 0) + v
+
+    def to_json(self) -> dict[str, Any]:
+        total: dict[str, float] = {}
+        for mine in self.agents.values():
+            for f, v in mine.items():
+                total[f] = total.get(f, 0) + v
+        return {"total": total, "agents": self.agents}
+
+
+def usage_line(usage: dict[str, Any]) -> str:
+    total = usage.get("total") or {}
+    if not total:
+        return ""
+    parts = [f"{label} {int(total[f]):,}" for f, label in (("input_tokens", "in"), ("output_tokens", "out"),
+                                                           ("cached_tokens", "cached")) if f in total]
+    if "cost_usd" in total:
+        parts.append(f"cost ${total['cost_usd']:.4f}")
+    return f"Tokens: {' · '.join(parts)} ({len(usage.get('agents') or {})} agent session(s) reporting)"
 
 
 def _report(path: str) -> dict[str, Any]:
@@ -115,6 +153,8 @@ def render(info: dict[str, Any]) -> str:
         lines.append("  Alerts:")
         for a in info["alerts"]:
             lines.append(f"    {a['kind']:<8} {a['action']:<8} {a['detail']}")
+    if info.get("usage") and usage_line(info["usage"]):
+        lines.append("  " + usage_line(info["usage"]))
     if info.get("integration_branch"):
         lines.append(f"  Integration branch: {info['integration_branch']} in {info.get('repository')} "
                      f"(land it with `acteon-swarm merge {info['run_id']}`)")

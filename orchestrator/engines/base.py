@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from hook import contract as c
 from orchestrator.engines.environment import agent_environment
@@ -69,6 +69,7 @@ class SubtaskResult:
     duration_s: float = 0.0
     detail: str = ""
     output: str = ""  # the agent's final answer (or a command's stdout), bounded: findings are read from it
+    usage: dict[str, Any] = field(default_factory=dict)  # tokens and cost the CLI reported (engines/usage.py)
 
 
 class Engine(Protocol):

@@ -12,6 +12,7 @@ from typing import Any
 
 from hook import install
 from orchestrator.engines.base import MAX_OUTPUT, EngineError, SubtaskContext, SubtaskResult, hook_args, tail
+from orchestrator.engines.usage import from_claude
 from orchestrator.process import ProcResult, run_in_group
 
 BIN_ENV = "ACTEON_CLAUDE_BIN"
@@ -63,7 +64,8 @@ class ClaudeEngine:
         if result.timed_out:
             ok, detail = False, "timed out"
         return SubtaskResult(ok=ok, returncode=result.returncode, timed_out=result.timed_out,
-                             duration_s=time.monotonic() - started, detail=detail, output=answer)
+                             duration_s=time.monotonic() - started, detail=detail, output=answer,
+                             usage=from_claude(data).fields())
 
 
 def check_gated(settings: dict[str, object]) -> None:

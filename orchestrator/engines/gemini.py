@@ -17,6 +17,7 @@ from typing import Any
 
 from hook import install
 from orchestrator.engines.base import MAX_OUTPUT, EngineError, SubtaskContext, SubtaskResult, hook_args, tail
+from orchestrator.engines.usage import from_gemini
 from orchestrator.process import ProcResult, run_in_group
 
 BIN_ENV = "ACTEON_GEMINI_BIN"
@@ -67,7 +68,8 @@ class GeminiEngine:
         else:
             detail = f"exit {result.returncode}: {tail(ctx.agent_dir / 'stderr.log', 300)}"
         return SubtaskResult(ok=ok, returncode=result.returncode, timed_out=result.timed_out,
-                             duration_s=time.monotonic() - started, detail=detail, output=answer)
+                             duration_s=time.monotonic() - started, detail=detail, output=answer,
+                             usage=from_gemini(data).fields())
 
 
 def binary(env: dict[str, str]) -> str:

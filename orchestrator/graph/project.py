@@ -179,6 +179,11 @@ class _Projector:
             sub, agent = self.node("subtask", ev.subtask_id), self.agent(ev.agent_id)
             self.finished[sub] = ev
             self.finished_agent[agent] = ev.ts
+            for value, prop in ((ev.input_tokens, SW.inputTokens), (ev.output_tokens, SW.outputTokens)):
+                if value is not None:
+                    self.add(agent, prop, self.lit(value))
+            if ev.cost_usd is not None:
+                self.add(agent, SW.costUsd, Literal(ev.cost_usd, datatype=XSD.double))
         elif isinstance(ev, R.Finding):
             self.finding(ev)
         elif isinstance(ev, R.FindingsUsed):

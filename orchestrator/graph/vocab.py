@@ -124,6 +124,11 @@ _TERMS = [
        "Journal time it started (also written as prov:startedAtTime).", "prov:startedAtTime"),
     _d("endedAt", "swarm:SwarmRun swarm:SwarmTask swarm:Subtask swarm:AgentSession", "xsd:dateTime",
        "Journal time it ended (also written as prov:endedAtTime).", "prov:endedAtTime"),
+    _d("inputTokens", "swarm:AgentSession", "xsd:integer", "Input tokens the session's CLI reported (summed "
+       "over its subtask; absent when it reported none)."),
+    _d("outputTokens", "swarm:AgentSession", "xsd:integer", "Output tokens the session's CLI reported."),
+    _d("costUsd", "swarm:AgentSession", "xsd:double", "Cost in US dollars the session's CLI reported (Claude "
+       "Code does; never estimated)."),
     _d("durationSeconds", "swarm:SwarmTask swarm:Subtask", "xsd:double", "Task: wall time of its last attempt; "
                                                                          "subtask: as measured by the engine."),
     _d("ok", "swarm:Subtask swarm:ToolCompletion", "xsd:boolean", "Whether it succeeded."),

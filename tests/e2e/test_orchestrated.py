@@ -206,3 +206,15 @@ def test_claude_writers_in_worktrees_are_held_to_their_scopes_and_merged(claude_
     assert git("rev-parse", "HEAD") == head and git("symbolic-ref", "HEAD") == "refs/heads/main"
     assert {p.name: p.read_bytes() for p in ws.iterdir() if p.is_file()} == before
     assert report["stats"]["suppressed"] >= 1
+    # the tokens each claude session reported are journaled and totalled by status
+    shown = json.loads(subprocess.run([sys.executable, "-m", "orchestrator.cli", "status", "--run", "wt-e2e",
+                                       "--state-dir", str(state), "--json"], capture_output=True, text=True,
+                                      env=env).stdout)
+    assert set(shown["usage"]["agents"]) == {"api.api1", "docs.docs1"}
+    assert shown["usage"]["total"]["input_tokens"] > 0 and shown["usage"]["total"]["output_tokens"] > 0
+    query = ("PREFIX swarm: <https://w3id.org/acteon-swarm/ns#> SELECT (SUM(?n) AS ?total) WHERE { "
+             "?agent swarm:inputTokens ?n }")
+    got = subprocess.run([sys.executable, "-m", "orchestrator.cli", "graph", "query", "--run", "wt-e2e", "--state-dir",
+                          str(state), "--format", "json", query], capture_output=True, text=True, env=env)
+    total = json.loads(got.stdout)["results"]["bindings"][0]["total"]["value"]
+    assert int(total) == shown["usage"]["total"]["input_tokens"]  # the twin holds the same figures
