@@ -12,13 +12,14 @@ sinks (``/dev/null``) stay writable — nothing another agent works on lives the
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 
 from gateway.normalize import Call
 from gateway.paths import TEMP, classify, is_within
 from gateway.shell.targets import is_harmless_sink
 from hook import contract as c
-from hook.globs import in_scope, overlap, relative_to
+from hook.globs import in_scope, overlap
 
 RULE = "file-scope"
 UNKNOWN = "?"
@@ -37,9 +38,9 @@ class Binding:
 
 def violation(call: Call, binding: Binding, home: str) -> str | None:
     """Why the call breaks the agent's file scope, or None."""
-    root = binding.root
-    if root is None or call.action_type not in (c.WRITE_FILE, c.EXECUTE_COMMAND):
+    if binding.root is None or call.action_type not in (c.WRITE_FILE, c.EXECUTE_COMMAND):
         return None
+    root = posixpath.normpath(binding.root)  # call paths are resolved the same way (gateway.paths.resolve)
     for path in call.facts.writes:
         why = _write_problem(path, root, binding.scope, home)
         if why is not None:
@@ -58,11 +59,11 @@ def _write_problem(path: str, root: str, scope: tuple[str, ...], home: str) -> s
                 "write paths it names")
     directory = path.endswith("/") and path != "/"  # only created (`mkdir`): it may hold in-scope files
     path = path.rstrip("/") or "/"
-    rel = relative_to(root, path)
-    if rel is None:
+    if not is_within(path, root):
         if is_harmless_sink(path) or classify(path, None, home) == TEMP:
             return None
         return f"writes {path}, outside this agent's worktree {root}"
+    rel = path[len(root.rstrip("/")) + 1:] if path != root else ""  # relative to the worktree's top
     if rel == ".git" or rel.startswith(".git/"):
         return f"writes {path}: the worktree's git link is not the agent's to change"
     if directory and (not scope or not rel or any(overlap(g, f"{rel}/**") is not None for g in scope)):

@@ -19,7 +19,6 @@ which both automata treat alike.
 from __future__ import annotations
 
 import functools
-import posixpath
 import re
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -210,17 +209,6 @@ def scopes_overlap(a: Sequence[str], b: Sequence[str]) -> tuple[str, str, str] |
 
 def in_scope(scope: Sequence[str], path: str) -> bool:
     return any(matches(g, path) for g in scope)
-
-
-def relative_to(root: str, path: str) -> str | None:
-    """``path`` (absolute) relative to ``root``, or None when it is outside it."""
-    root = posixpath.normpath(root)
-    path = posixpath.normpath(path)
-    if path == root:
-        return ""
-    if not path.startswith(root.rstrip("/") + "/"):
-        return None
-    return path[len(root.rstrip("/")) + 1:]
 
 
 def as_regex(glob: str) -> re.Pattern[str]:

@@ -285,6 +285,11 @@ class RunDir:
         return self.path / "stats.json"
 
     @property
+    def reports_dir(self) -> Path:
+        """Conflict and verify reports of task branches that could not land (``reports/<attempt>.json``)."""
+        return self.path / "reports"
+
+    @property
     def summary_file(self) -> Path:
         return self.path / "summary.md"
 

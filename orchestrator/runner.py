@@ -22,6 +22,7 @@ from hook.install import write_atomic, write_text_atomic
 from orchestrator import rundir as R
 from orchestrator.config import SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
+from orchestrator.engines.base import SubtaskResult
 from orchestrator.evals import result_of
 from orchestrator.gatewayclient import GatewayClient, NotFound
 from orchestrator.memory.findings import FINDING_INSTRUCTIONS, parse_findings
@@ -36,7 +37,7 @@ from orchestrator.refiner import RefinerOutcome, refine
 from orchestrator.refiner.ask import refiner_engine
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
-from orchestrator.status import Usage, usage_line
+from orchestrator.status import UsageTotals, usage_line
 from orchestrator.synthesis import synthesize
 from orchestrator.watcher import Watcher
 from orchestrator.workspace.claims import ClaimRefused, Held
@@ -97,7 +98,7 @@ class Run:
         self.refiner = refiner_engine(cfg.refiner, opts.engine) if cfg.defaults.enable_refiner else None
         self.places: TaskPlaces | None = None  # worktrees and merge queue (None: not a git repository)
         self.ledger = ParkLedger(self.dir.path)
-        self.attempts = Attempts(self.dir.path / "reports")  # merges to finish on resume, retries asked for
+        self.attempts = Attempts(self.dir.reports_dir)  # merges to finish on resume, retries asked for
         self._rerun: set[str] = set()  # tasks the refiner retried: their _run_task goes again
         self._synthesis_files: dict[str, Path] = {}  # join tasks -> the synthesis of their parents' work
 
@@ -218,7 +219,7 @@ class Run:
     async def _open_workspace(self, workspace: RunWorkspace) -> None:
         base = await asyncio.to_thread(workspace.start)
         self.places = TaskPlaces(workspace, self.roles, settings=self.cfg.worktrees, verifier=self._verify,
-                                 reports=self.dir.path / "reports")
+                                 reports=self.dir.reports_dir)
         dirty = await asyncio.to_thread(workspace.dirty)
         self.dir.write_run(repository=str(workspace.repo), integration_branch=workspace.integration, base=base)
         self.dir.record(R.Note, kind="workspace", data={"repository": str(workspace.repo), "base": base,
@@ -234,19 +235,28 @@ class Run:
         results: list[VerifyResult] = []
         for n, command in enumerate(commands, 1):
             agent_id = f"{task_id}.verify-{n}"
-            ctx = SubtaskContext(
-                run_id=self.run_id, agent_id=agent_id, role="executor", task_id=task_id, subtask_id=f"verify-{n}",
-                prompt=None, command=command, workdir=where, agent_dir=self.dir.agent_dir(agent_id),
-                gateway_url=self.opts.gateway_url, agent_key=self._agent_key,
-                timeout_s=float(self.cfg.worktrees.verify_timeout_seconds), client=self.client,
-                base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
-                on_start=functools.partial(self._agent_started, task_id, f"verify-{n}", agent_id),
-                extra_env=git_identity(agent_id))
-            result = await self.command_engine.run_subtask(ctx)
+            result = await self._run_command(command, where, agent_id=agent_id, task_id=task_id,
+                                             subtask_id=f"verify-{n}",
+                                             timeout_s=self.cfg.worktrees.verify_timeout_seconds,
+                                             extra_env=git_identity(agent_id), journaled=True)
             results.append(VerifyResult(command, result.ok, "" if result.ok else result.detail[:1000]))
             if not result.ok:
                 break
         return results
+
+    async def _run_command(self, command: str, where: Path, *, agent_id: str, task_id: str, subtask_id: str,
+                           timeout_s: float, extra_env: dict[str, str] | None = None,
+                           journaled: bool = False) -> SubtaskResult:
+        """A command of the orchestrator's own (verify, eval) run like a plan command: dispatched to the gateway
+        as an executor with the run's key; ``journaled``: its process group is journaled so a resume can reap it."""
+        ctx = SubtaskContext(
+            run_id=self.run_id, agent_id=agent_id, role="executor", task_id=task_id, subtask_id=subtask_id,
+            prompt=None, command=command, workdir=where, agent_dir=self.dir.agent_dir(agent_id),
+            gateway_url=self.opts.gateway_url, agent_key=self._agent_key, timeout_s=float(timeout_s),
+            client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
+            on_start=functools.partial(self._agent_started, task_id, subtask_id, agent_id) if journaled else None,
+            extra_env=extra_env or {})
+        return await self.command_engine.run_subtask(ctx)
 
     def _on_merge(self, task_id: str, phase: str, data: dict[str, Any]) -> None:
         self.dir.record(R.Merge, task_id=task_id, phase=phase, branch=data.get("branch", ""),
@@ -268,13 +278,9 @@ class Run:
             where = place.path
         else:
             where = Path(self.plan.scope.working_directory)
-        ctx = SubtaskContext(
-            run_id=self.run_id, agent_id="eval", role="executor", task_id="eval", subtask_id="eval", prompt=None,
-            command=harness.command, workdir=where, agent_dir=self.dir.agent_dir("eval"),
-            gateway_url=self.opts.gateway_url, agent_key=self._agent_key, timeout_s=float(harness.timeout_seconds),
-            client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env))
         try:
-            ran = await self.command_engine.run_subtask(ctx)
+            ran = await self._run_command(harness.command, where, agent_id="eval", task_id="eval", subtask_id="eval",
+                                          timeout_s=harness.timeout_seconds)
             result = result_of(ran.output, ok=ran.ok, detail=ran.detail)
         finally:
             if self.places is not None:
@@ -313,7 +319,7 @@ class Run:
                                        for t in self.plan.tasks]
         self._tasks = {t.id: t for t in self.plan.tasks}
         statuses = R.task_statuses(past)
-        self.attempts = Attempts.from_journal(past, self.dir.path / "reports")
+        self.attempts = Attempts.from_journal(past, self.dir.reports_dir)
         self.attempts.requeue(statuses, self.plan)
         return statuses
 
@@ -455,7 +461,7 @@ class Run:
             return await self._after_task(task, await self._land(task, place), "")
         workdir = place.path if place is not None else Path(self.plan.scope.working_directory)
         if len(task.depends_on) > 1 and self.cfg.synthesis.enabled:
-            await self._synthesize(task, place.path if place is not None else Path(self.plan.scope.working_directory))
+            await self._synthesize(task, workdir)
         last_output = ""
         for sub in task.subtasks:  # subtasks of a task run in order
             agent_id = f"{task.id}.{sub.id}"
@@ -639,7 +645,7 @@ def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stat
         lines += ["", "## Gateway", ""]
         lines += [f"- {k.replace('_', ' ')}: {v}" for k, v in stats.items() if k != "run_id"]
     events = events or []
-    usage = Usage()
+    usage = UsageTotals()
     for ev in events:
         if isinstance(ev, R.SubtaskFinished):
             usage.add(ev.agent_id, ev)

@@ -30,7 +30,7 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
     refiner: list[dict[str, Any]] = []
     findings = 0
     merges: dict[str, dict[str, Any]] = {}  # task -> its last merge (conflict report included)
-    usage = Usage()
+    usage = UsageTotals()
     for ev in rd.read_events():  # one pass over the journal: the source of truth
         if isinstance(ev, R.TaskStatusChanged):
             statuses[ev.task_id], reasons[ev.task_id] = ev.status, ev.reason
@@ -73,7 +73,7 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_tokens", "cost_usd")
 
 
-class Usage:
+class UsageTotals:
     """Tokens and cost the agents' CLIs reported, per agent session and in total (only what was reported)."""
 
     def __init__(self) -> None:

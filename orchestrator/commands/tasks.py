@@ -22,6 +22,7 @@ def retry(run_id: Annotated[str, typer.Argument(help="the run")],
     """Run a task again on the current integration head, with the report of the attempt that failed in its
     prompt (and in $ACTEON_RETRY_REPORT). The failed attempt's branch is kept. Then `run --resume RUN`."""
     from orchestrator import rundir as R
+    from orchestrator.workspace.tasks import Attempts
 
     state = state_of(state_dir)
     admin_key(state)
@@ -32,13 +33,12 @@ def retry(run_id: Annotated[str, typer.Argument(help="the run")],
     if status not in ("conflict", "verify_failed"):
         raise fail(f"task {task_id!r} of run {run_id} is {status or 'unknown'}: only a task that ended conflict or "
                    "verify_failed can be retried")
-    report = rd.path / "reports" / f"{task_id}.json"
-    attempts = [e for e in rd.read_events() if isinstance(e, R.RetryRequested) and e.task_id == task_id]
-    if attempts:
-        report = rd.path / "reports" / f"{task_id}.retry{len(attempts)}.json"
-    rd.record(R.RetryRequested, task_id=task_id, by=(by or getpass.getuser()).strip() or "operator",
-              report=str(report))
+    # The failed attempt may be the refiner's retry as well as a person's: the journal counts both.
+    attempts = Attempts.from_journal(rd.read_events(), rd.reports_dir)
+    report = attempts.report_path_after(task_id)
+    rd.record(R.RetryRequested, task_id=task_id, by=(by or getpass.getuser()).strip() or "operator", report=report)
     if as_json:
-        print_json({"run_id": run_id, "task_id": task_id, "attempt": len(attempts) + 1, "report": str(report)})
+        print_json({"run_id": run_id, "task_id": task_id, "attempt": attempts.count.get(task_id, 0) + 1,
+                    "report": report})
     else:
         print(f"{task_id} will run again on the integration head: `acteon-swarm run --resume {run_id}`")

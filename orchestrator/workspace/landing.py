@@ -14,18 +14,12 @@ from typing import Any
 
 from orchestrator.workspace.git import GitError, git, out, rev
 from orchestrator.workspace.merging import predict
-from orchestrator.workspace.worktrees import IDENTITY, RunWorkspace
+from orchestrator.workspace.worktrees import IDENTITY_CONFIG, RunWorkspace, worktree_list
 
 
 def _checked_out(repo: Path, branch: str) -> Path | None:
     """The worktree where ``branch`` is checked out, if any."""
-    current: Path | None = None
-    for line in out(repo, "worktree", "list", "--porcelain").splitlines():
-        if line.startswith("worktree "):
-            current = Path(line[len("worktree "):])
-        elif line == f"branch refs/heads/{branch}":
-            return current
-    return None
+    return next((path for path, checked_out in worktree_list(repo) if checked_out == branch), None)
 
 
 def land_integration(ws: RunWorkspace, into: str | None) -> dict[str, Any]:
@@ -52,11 +46,10 @@ def land_integration(ws: RunWorkspace, into: str | None) -> dict[str, Any]:
         # In the user's checkout: git merge keeps their uncommitted changes, or refuses and changes nothing.
         args = ["merge", "--ff-only" if fast else "--no-ff", "--no-edit", "-m",
                 f"Merge acteon-swarm run {ws.run_id}", ws.integration]
-        git(where, "-c", f"user.name={IDENTITY['name']}", "-c", f"user.email={IDENTITY['email']}", *args)
+        git(where, *IDENTITY_CONFIG, *args)
         new = out(where, "rev-parse", "HEAD")
     else:
-        new = head if fast else out(repo, "-c", f"user.name={IDENTITY['name']}", "-c",
-                                    f"user.email={IDENTITY['email']}", "commit-tree", prediction.tree, "-p", target,
+        new = head if fast else out(repo, *IDENTITY_CONFIG, "commit-tree", prediction.tree, "-p", target,
                                     "-p", head, "-m", f"Merge acteon-swarm run {ws.run_id}")
         git(repo, "update-ref", f"refs/heads/{into}", new, target)  # only if nobody moved it meanwhile
     return {"how": "fast-forward" if fast else "merge commit", "into": into, "head": new}
@@ -73,8 +66,7 @@ def clean_up(ws: RunWorkspace) -> dict[str, Any]:
     git(ws.repo, "worktree", "prune")
     deleted: list[str] = []
     kept: list[str] = []
-    busy = {line[len("branch refs/heads/"):] for line in out(ws.repo, "worktree", "list", "--porcelain").splitlines()
-            if line.startswith("branch refs/heads/")}
+    busy = {branch for _, branch in worktree_list(ws.repo) if branch is not None}
     for branch in ws.branches():
         tip = rev(ws.repo, branch)
         if tip is not None and branch not in busy and ws.is_merged(tip, ws.integration):

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from orchestrator.workspace.git import GitError, git, out
-from orchestrator.workspace.worktrees import IDENTITY, RunWorkspace
+from orchestrator.workspace.worktrees import IDENTITY, IDENTITY_CONFIG, RunWorkspace, commit_env
 
 MergeMode = Literal["merge", "rebase"]
 MAX_HUNKS = 20
@@ -67,8 +67,7 @@ class MergeResult:
         return {**dataclasses.asdict(self), "verify": [dataclasses.asdict(v) for v in self.verify]}
 
 
-_COMMIT_ENV = {"GIT_AUTHOR_NAME": IDENTITY["name"], "GIT_AUTHOR_EMAIL": IDENTITY["email"],
-               "GIT_COMMITTER_NAME": IDENTITY["name"], "GIT_COMMITTER_EMAIL": IDENTITY["email"]}
+_COMMIT_ENV = commit_env(IDENTITY["name"])
 
 
 class MergeQueue:
@@ -173,8 +172,7 @@ def _marker_hunks(text: str) -> list[dict[str, Any]]:
 
 
 def _commit_tree(tree: str, ours: str, theirs: str, task_id: str, branch: str) -> list[str]:
-    return ["-c", f"user.name={IDENTITY['name']}", "-c", f"user.email={IDENTITY['email']}",
-            "commit-tree", tree, "-p", ours, "-p", theirs, "-m", f"Merge task {task_id} ({branch})"]
+    return [*IDENTITY_CONFIG, "commit-tree", tree, "-p", ours, "-p", theirs, "-m", f"Merge task {task_id} ({branch})"]
 
 
 def _checkout_detached(ws: RunWorkspace, path: Path, commit: str) -> None:

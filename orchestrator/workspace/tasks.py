@@ -63,7 +63,7 @@ class Attempts:
     """What a resume learns from the journal about tasks in worktrees: merges that began and did not end (the
     merge is finished, the work not redone), and retries a person asked for (``acteon-swarm task retry``)."""
 
-    reports_dir: Path = Path("reports")  # the run folder's reports/
+    reports_dir: Path  # the run folder's reports/ (RunDir.reports_dir)
     merge_pending: set[str] = field(default_factory=set)
     retries: dict[str, tuple[str, str]] = field(default_factory=dict)  # task -> (attempt name, failed report)
     count: dict[str, int] = field(default_factory=dict)  # retries so far, per task
@@ -88,15 +88,14 @@ class Attempts:
     def add(self, task_id: str, report: str) -> str:
         """One more attempt of the task; returns its name."""
         self.count[task_id] = self.count.get(task_id, 0) + 1
-        name = f"{task_id}.retry{self.count[task_id]}"
+        name = attempt_name(task_id, self.count[task_id])
         self.retries[task_id] = (name, report)
         return name
 
     def report_path_after(self, task_id: str) -> str:
-        """Where the report of the task's latest attempt is (``reports/<attempt>.json``)."""
-        n = self.count.get(task_id, 0)
-        name = f"{task_id}.retry{n}" if n else task_id
-        return str(self.reports_dir / f"{name}.json")
+        """Where the report of the task's latest attempt is (``reports/<attempt>.json``, as ``finish`` writes
+        it), counting retries asked for by people and by the refiner alike."""
+        return str(self.reports_dir / f"{attempt_name(task_id, self.count.get(task_id, 0))}.json")
 
     def requeue(self, statuses: dict[str, str], plan: Plan) -> None:
         """A retried task runs again; its blocked dependents wait for it again instead of staying blocked."""
@@ -112,6 +111,11 @@ class Attempts:
 
     def report(self, task_id: str) -> str | None:
         return self.retries[task_id][1] if task_id in self.retries else None
+
+
+def attempt_name(task_id: str, n: int) -> str:
+    """The branch, worktree and report name of a task's attempt: the task's id, then ``<task>.retry<n>``."""
+    return f"{task_id}.retry{n}" if n else task_id
 
 
 def _dependents(plan: Plan, task_id: str) -> list[str]:

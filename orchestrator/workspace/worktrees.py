@@ -22,17 +22,34 @@ INTEGRATION = "integration"
 # Authors the orchestrator's own commits (merges) and the agents' commits on a machine without a git
 # identity: the run never depends on the user's global git config.
 IDENTITY = {"name": "acteon-swarm", "email": "acteon-swarm@localhost"}
+# The same identity as git options, for the commits git makes on the orchestrator's behalf (merges).
+IDENTITY_CONFIG = ("-c", f"user.name={IDENTITY['name']}", "-c", f"user.email={IDENTITY['email']}")
 
 
 def worktrees_root(state_dir: Path, run_id: str) -> Path:
     return state_dir / "worktrees" / run_id
 
 
-def identity_env(agent_id: str) -> dict[str, str]:
-    """Commit identity for an agent's commits (author and committer), named after the agent."""
-    name = f"acteon-swarm agent {agent_id}"
+def commit_env(name: str) -> dict[str, str]:
+    """Commit identity (author and committer) as git's environment variables."""
     return {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": IDENTITY["email"],
             "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": IDENTITY["email"]}
+
+
+def identity_env(agent_id: str) -> dict[str, str]:
+    """Commit identity for an agent's commits, named after the agent."""
+    return commit_env(f"acteon-swarm agent {agent_id}")
+
+
+def worktree_list(repo: Path) -> list[tuple[Path, str | None]]:
+    """Every worktree git knows of in ``repo``: (its path, the branch checked out there or None)."""
+    found: list[tuple[Path, str | None]] = []
+    for line in out(repo, "worktree", "list", "--porcelain").splitlines():
+        if line.startswith("worktree "):
+            found.append((Path(line[len("worktree "):]), None))
+        elif line.startswith("branch refs/heads/") and found:
+            found[-1] = (found[-1][0], line[len("branch refs/heads/"):])
+    return found
 
 
 @dataclass(frozen=True)
@@ -148,13 +165,7 @@ class RunWorkspace:
 
     def registered_worktrees(self) -> list[Path]:
         """Worktrees of this run that git knows about."""
-        found: list[Path] = []
-        for line in out(self.repo, "worktree", "list", "--porcelain").splitlines():
-            if line.startswith("worktree "):
-                path = Path(line[len("worktree "):])
-                if path.parent == self.root:
-                    found.append(path)
-        return found
+        return [path for path, _ in worktree_list(self.repo) if path.parent == self.root]
 
     def remove_worktree(self, top: Path) -> bool:
         """Remove one of the run's worktrees when nothing in it would be lost (no uncommitted change); a

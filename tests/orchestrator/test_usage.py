@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from orchestrator import rundir as R
 from orchestrator.engines.usage import Usage, from_claude, from_gemini
-from orchestrator.status import Usage as Totals
+from orchestrator.status import UsageTotals as Totals
 from orchestrator.status import usage_line
 
 
