@@ -53,6 +53,71 @@ class Subtask(_Model):
         return self
 
 
+EngineName = Literal["claude", "gemini", "command"]
+MergeMode = Literal["faithful", "consensus-first", "risk-first"]
+
+
+class LensMember(_Model):
+    """One member of a lens swarm: a lens (an angle, a role) and/or an engine and model of its own."""
+
+    id: Id
+    lens: str = Field(default="", max_length=4000, description=(
+        "The angle this member looks from (\"security: injection, secrets, auth\"). Empty: the task's question "
+        "only, as in a quorum of models."))
+    engine: EngineName | None = Field(default=None, description="Default: the run's engine.")
+    model: Text | None = Field(default=None, description="Default: the engine's default model.")
+    command: Text | None = Field(default=None, description=(
+        "For the command engine: a shell command (gated like any plan command) that reads its prompt from "
+        "$ACTEON_LENS_PROMPT and prints its findings as JSON."))
+    critical: bool = Field(default=False, description="Without this member's answer the quorum is not met.")
+    timeout_seconds: int | None = Field(default=None, ge=1, description="Default: the lens's timeout_seconds.")
+
+
+class LensMerger(_Model):
+    """The clean-context agent that writes the merged report (its own session, no tools)."""
+
+    engine: EngineName | None = None  # None: the run's engine (a command run without a command: no merger call)
+    model: Text | None = None
+    command: Text | None = None  # for engine "command": the prompt on stdin, the report on stdout
+    timeout_seconds: int = Field(default=300, ge=1)
+
+
+class Lens(_Model):
+    """A lens swarm (docs/swarm.md): the same question to every member in parallel, their findings
+    clustered and counted, then merged by a clean-context agent."""
+
+    question: Text
+    members: list[LensMember] = Field(min_length=1, max_length=64)
+    max_parallel: int = Field(default=4, ge=1, le=64, description="Members running at once (within max_agents).")
+    timeout_seconds: int | None = Field(default=None, ge=1, description="Per member; default: the subtask timeout.")
+    min_quorum: int | None = Field(default=None, ge=1, description="Answers needed; default: a majority.")
+    strict: bool = Field(default=False, description="Below quorum, or a critical member missing: the task fails.")
+    merge_mode: MergeMode = "consensus-first"
+    consensus: float = Field(default=0.75, gt=0, le=1, description=(
+        "Share of the answering members that must support a finding before its severity is promoted."))
+    read_only: bool = Field(default=True, description="Members must have a role that cannot change files.")
+    merger: LensMerger = Field(default_factory=LensMerger)
+
+    @model_validator(mode="after")
+    def _check(self) -> Lens:
+        ids = [m.id for m in self.members]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"lens member id(s) used twice: {', '.join(twice)}")
+        if self.min_quorum is not None and self.min_quorum > len(self.members):
+            raise ValueError(f"min_quorum {self.min_quorum} is more than the {len(self.members)} member(s)")
+        for m in self.members:
+            if m.command is not None and m.engine not in (None, "command"):
+                raise ValueError(f"lens member '{m.id}' has a command but engine '{m.engine}'")
+        if self.merger.engine == "command" and self.merger.command is None:
+            raise ValueError("the lens merger's engine is 'command' but it has no 'command'")
+        return self
+
+    @property
+    def quorum(self) -> int:
+        return self.min_quorum if self.min_quorum is not None else len(self.members) // 2 + 1
+
+
 # Why a task must not start on its own (the park ledger, docs/swarm.md): a closed set, so that a
 # person reviewing parked work sees one of a few well-understood kinds of risk.
 ParkReason = Literal["irreversible", "production", "publish", "security", "spend", "legal"]
@@ -65,7 +130,10 @@ class Task(_Model):
     assigned_role: Text
     priority: int = 100  # lower runs first among ready tasks
     depends_on: list[Id] = Field(default_factory=list)
-    subtasks: list[Subtask] = Field(min_length=1)
+    kind: Literal["agents", "lens"] = Field(default="agents", description=(
+        "'agents': its subtasks run in order. 'lens': a lens swarm (the 'lens' object), no subtasks."))
+    subtasks: list[Subtask] = Field(default_factory=list)
+    lens: Lens | None = None
     files_scope: list[str] = Field(default_factory=list, max_length=MAX_GLOBS, description=(
         "Globs relative to the repository root the task may write ('*' within a segment, '?' one character, "
         "'**' any number of segments; 'dir/**' includes dir). Enforced by the gateway; tasks whose scopes "
@@ -82,6 +150,18 @@ class Task(_Model):
     @model_validator(mode="after")
     def _check(self) -> Task:
         problems = [f"files_scope entry {g!r} {why}" for g in self.files_scope if (why := check_glob(g))]
+        if self.kind == "agents":
+            if not self.subtasks:
+                problems.append("a task needs at least one subtask (or kind: lens with a 'lens' object)")
+            if self.lens is not None:
+                problems.append("'lens' needs kind: lens")
+        else:
+            if self.lens is None:
+                problems.append("kind: lens needs a 'lens' object (question and members)")
+            if self.subtasks:
+                problems.append("a lens task has members, not subtasks")
+            if self.isolate or self.files_scope or self.verify:
+                problems.append("a lens task writes nothing to merge: no isolate, files_scope or verify")
         if problems:
             raise ValueError("; ".join(problems))
         if self.park_reason is not None and not self.irreversible:
@@ -129,8 +209,10 @@ SMALL_ACTIONS_PER_SESSION = 10
 
 
 def agent_sessions(plan: Plan) -> int:
-    """How many agent sessions the plan starts (subtasks with a prompt; commands run without an agent)."""
-    return sum(1 for t in plan.tasks for s in t.subtasks if s.prompt is not None)
+    """How many agent sessions the plan starts (subtasks with a prompt, lens members without a command;
+    commands run without an agent)."""
+    return (sum(1 for t in plan.tasks for s in t.subtasks if s.prompt is not None)
+            + sum(1 for t in plan.tasks if t.lens for m in t.lens.members if m.command is None))
 
 
 def estimated_actions(plan: Plan) -> int:
@@ -283,7 +365,7 @@ def validate_plan(plan: Plan, known_roles: set[str]) -> None:
 
 
 def _duplicate_ids(plan: Plan) -> list[str]:
-    # Tasks and subtasks share one id space: journal entries, the twin graph and status output refer
+    # Tasks, subtasks and lens members share one id space: journal entries, the twin graph and status output refer
     # to either by bare id, so one id must never mean two things.
     first: dict[str, str] = {}
     errors: list[str] = []
@@ -298,6 +380,8 @@ def _duplicate_ids(plan: Plan) -> list[str]:
         see(t.id, f"task '{t.id}'")
         for s in t.subtasks:
             see(s.id, f"subtask '{s.id}' of task '{t.id}'")
+        for m in t.lens.members if t.lens else ():
+            see(m.id, f"lens member '{m.id}' of task '{t.id}'")
     return errors
 
 

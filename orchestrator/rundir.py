@@ -85,6 +85,29 @@ class SynthesisMade(_Event):
     file: str = ""
 
 
+class LensMerged(_Event):
+    """A lens swarm's members answered (or not) and their findings were merged (``lens/<task>/merged.json``)."""
+
+    type: Literal["lens"] = "lens"
+    task_id: str
+    result: Literal["ok", "degraded", "below_quorum", "insufficient_data"]
+    members: int
+    answered: int
+    min_quorum: int
+    clusters: int = 0
+    answered_by: list[str] = Field(default_factory=list)  # agent ids of the members whose answers counted
+    warnings: list[str] = Field(default_factory=list)
+    merger_engine: str = ""
+    merger_fallback: bool = False  # True: no merger report (none configured, not needed, or it failed)
+    merger_reason: str = ""
+    file: str = ""  # merged.json
+    # What the merger's CLI reported it used (members report theirs on their SubtaskFinished).
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_tokens: int | None = None
+    cost_usd: float | None = None
+
+
 class RetryRequested(_Event):
     """A person asked for a task that ended ``conflict`` or ``verify_failed`` to run again (``acteon-swarm
     task retry``): on resume it runs on a fresh branch from the integration head, with the report."""
@@ -237,9 +260,9 @@ class EvalScored(_Event):
 
 
 Event = Annotated[
-    RunStarted | TaskStatusChanged | Merge | RetryRequested | SynthesisMade | SubtaskStarted | SubtaskFinished
-    | AgentStarted | ToolCall | ToolCompleted | EvalScored | Finding | FindingsUsed | RefinerDecision | Alert | Note
-    | RunFinished,
+    RunStarted | TaskStatusChanged | Merge | RetryRequested | SynthesisMade | LensMerged | SubtaskStarted
+    | SubtaskFinished | AgentStarted | ToolCall | ToolCompleted | EvalScored | Finding | FindingsUsed | RefinerDecision
+    | Alert | Note | RunFinished,
     Field(discriminator="type"),
 ]
 _EVENT: TypeAdapter[Any] = TypeAdapter(Event)

@@ -20,21 +20,32 @@ from typing import Any
 
 from hook.install import write_atomic, write_text_atomic
 from orchestrator import rundir as R
-from orchestrator.config import SwarmConfig
+from orchestrator.config import RefinerSection, SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
 from orchestrator.engines.base import SubtaskResult
 from orchestrator.evals import result_of
 from orchestrator.gatewayclient import GatewayClient, NotFound
+from orchestrator.lenses.answers import INSTRUCTIONS as ANSWER_INSTRUCTIONS
+from orchestrator.lenses.merger import member_prompt
+from orchestrator.lenses.swarm import (
+    AskMerger,
+    LensSwarm,
+    MemberRun,
+    MergerAnswer,
+    MergerUnavailable,
+    check_lenses,
+    read_answer,
+)
 from orchestrator.memory.findings import FINDING_INSTRUCTIONS, parse_findings
 from orchestrator.memory.select import for_prompt
 from orchestrator.memory.sources import normalize_workspace
 from orchestrator.memory.store import MemoryStore, open_store
 from orchestrator.parking import ParkLedger
-from orchestrator.plan import Plan, Task, estimated_actions, save_plan
+from orchestrator.plan import LensMember, Plan, Subtask, Task, estimated_actions, save_plan
 from orchestrator.process import become_subreaper, kill_group, process_start_time, reap_orphan, stop_orphans
 from orchestrator.progress import Progress
 from orchestrator.refiner import RefinerOutcome, refine
-from orchestrator.refiner.ask import refiner_engine
+from orchestrator.refiner.ask import RefinerUnavailable, ask_with_usage, refiner_engine
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
 from orchestrator.status import UsageTotals, usage_line
@@ -124,6 +135,7 @@ class Run:
                                                self.opts.state_dir)
         if workspace is None:
             check_isolation(self.plan)  # isolate outside git is an error, not a silent fallback
+        check_lenses(self.plan, self.roles, self.opts.engine)
         self.dir.create()
         # A resume reads the journal once: orphans to reap, the refiner's edits, statuses, tailer cursors.
         past = self.dir.read_events() if self.opts.resume else []
@@ -164,7 +176,7 @@ class Run:
             self.memory.sync_all(self.opts.state_dir, on_error=self._memory_error)
         specs = [self._spec(t, i) for i, t in enumerate(self.plan.tasks)]
         caps = {name: r.max_concurrent for name, r in self.roles.items() if r.max_concurrent}
-        max_agents = min(self.opts.max_agents or self.plan.scope.max_agents, self.plan.scope.max_agents)
+        max_agents = self._max_agents()
         self.scheduler = Scheduler(specs, max_agents=max_agents, role_caps=caps, run_task=self._run_task,
                                    on_change=self._on_change, initial=initial)
         loop = asyncio.get_running_loop()
@@ -187,6 +199,14 @@ class Run:
                 self.memory.close()
         return await self._finish(dict(statuses))
 
+    def _max_agents(self) -> int:
+        return min(self.opts.max_agents or self.plan.scope.max_agents, self.plan.scope.max_agents)
+
+    def _lens_parallel(self, task: Task) -> int:
+        """Members of a lens task running at once: its cap, within the run's max_agents."""
+        assert task.lens is not None
+        return max(1, min(task.lens.max_parallel, len(task.lens.members), self._max_agents()))
+
     def _spec(self, task: Task, order: int) -> TaskSpec:
         # Only an isolated task's declared scope keeps others out: a task in a view writes nothing that lands.
         scoped = self.places is not None and self.places.isolated(task) and bool(task.files_scope)
@@ -195,7 +215,8 @@ class Run:
                   if task.irreversible and decided is None else None)
         return TaskSpec(id=task.id, role=task.assigned_role, priority=task.priority,
                         depends_on=tuple(task.depends_on), order=order,
-                        write_scope=tuple(task.files_scope) if scoped else (), parked=parked)
+                        write_scope=tuple(task.files_scope) if scoped else (), parked=parked,
+                        slots=self._lens_parallel(task) if task.lens is not None else 1)
 
     def _apply_park_decisions(self, initial: dict[str, Any]) -> dict[str, Any]:
         """Decisions a person recorded in the park ledger: an approved proposal replaces its task (same id,
@@ -462,6 +483,8 @@ class Run:
         workdir = place.path if place is not None else Path(self.plan.scope.working_directory)
         if len(task.depends_on) > 1 and self.cfg.synthesis.enabled:
             await self._synthesize(task, workdir)
+        if task.lens is not None:
+            return await self._lens(task, place, held, workdir)
         last_output = ""
         for sub in task.subtasks:  # subtasks of a task run in order
             agent_id = f"{task.id}.{sub.id}"
@@ -505,6 +528,112 @@ class Run:
         outcome = await self._land(task, place) if place is not None else TaskOutcome("done")
         return await self._after_task(task, outcome, last_output)
 
+    # --- lens swarms ------------------------------------------------------------------------------
+    async def _lens(self, task: Task, place: Worktree | None, held: Held | None, workdir: Path) -> TaskOutcome:
+        """A lens task: its members in parallel (each a clean agent session), then the merged report
+        (orchestrator/lenses), which is the task's output for the tasks that depend on it."""
+        assert task.lens is not None
+        swarm = LensSwarm(task.id, task.lens, self.dir.path / "lens" / task.id, root=str(workdir),
+                          parallel=self._lens_parallel(task))
+        made = await swarm.run(functools.partial(self._run_member, task, place, held, workdir),
+                               self._merger_for(task, workdir))
+        merger = made.report["merger"]
+        self.dir.record(R.LensMerged, task_id=task.id, result=made.result, members=len(task.lens.members),
+                        answered=made.report["answered"], min_quorum=task.lens.quorum,
+                        clusters=len(made.report["clusters"]), warnings=made.warnings,
+                        answered_by=[f"{task.id}.{m['id']}" for m in made.report["members"]
+                                     if m["status"] == "answered"],
+                        merger_engine=merger["engine"], merger_fallback=merger["fallback"],
+                        merger_reason=merger["reason"], file=str(made.json_file), **made.merger_usage)
+        self._save_output(task.id, made.markdown)
+        for warning in made.warnings:
+            self._note(f"{task.id}: {warning}")
+        summary = (f"lens {made.result}: {made.report['answered']} of {len(task.lens.members)} answered, "
+                   f"{len(made.report['clusters'])} finding cluster(s)")
+        if made.result == "insufficient_data":
+            outcome = TaskOutcome("failed", f"insufficient_data: no member answered ({'; '.join(made.warnings)})"[:500])
+        elif made.result == "below_quorum" and task.lens.strict:
+            outcome = TaskOutcome("failed", f"{summary} (strict: {'; '.join(made.warnings)})"[:500])
+        else:
+            outcome = TaskOutcome("done", summary)
+        return await self._after_task(task, outcome, made.markdown)
+
+    async def _run_member(self, task: Task, place: Worktree | None, held: Held | None, workdir: Path,
+                          member: LensMember) -> MemberRun:
+        """One lens member as one agent session of its own: its own key and folder, the task's role (read-only
+        unless the plan says otherwise), no memory of other members or runs, its own wall clock."""
+        assert task.lens is not None
+        agent_id = f"{task.id}.{member.id}"
+        engine_name = member.engine or ("command" if member.command is not None else self.opts.engine)
+        agent_dir = self.dir.agent_dir(agent_id)
+        prompt = self._member_prompt(task, member, place)
+        (agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
+        self.dir.record(R.SubtaskStarted, task_id=task.id, subtask_id=member.id, agent_id=agent_id, engine=engine_name)
+        ctx = SubtaskContext(
+            run_id=self.run_id, agent_id=agent_id, role=task.assigned_role, task_id=task.id, subtask_id=member.id,
+            prompt=prompt if member.command is None else None, command=member.command, workdir=workdir,
+            agent_dir=agent_dir, gateway_url=self.opts.gateway_url,
+            agent_key=await self._agent_key_for(task, agent_id, place, held),
+            timeout_s=float(member.timeout_seconds or task.lens.timeout_seconds or self.opts.subtask_timeout_s),
+            client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
+            on_start=functools.partial(self._agent_started, task.id, member.id, agent_id),
+            extra_env={**self._extra_env(task, agent_id, place), "ACTEON_LENS_PROMPT": str(agent_dir / "prompt.md")},
+            model=member.model)
+        try:
+            result = await get_engine(engine_name).run_subtask(ctx)
+        except EngineError as e:
+            result = SubtaskResult(ok=False, detail=str(e))
+        finally:
+            self.agent_groups.pop(agent_id, None)
+        if agent_id in self.monitor_kills:
+            result.ok, result.detail = False, self.monitor_kills[agent_id]
+        self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=member.id, agent_id=agent_id, ok=result.ok,
+                        returncode=result.returncode, timed_out=result.timed_out, duration_s=result.duration_s,
+                        detail=result.detail[:2000], **result.usage)
+        return MemberRun(ok=result.ok, answer=read_answer(result), timed_out=result.timed_out, detail=result.detail,
+                         duration_s=result.duration_s, engine=engine_name, usage=result.usage)
+
+    def _member_prompt(self, task: Task, member: LensMember, place: Worktree | None) -> str:
+        assert task.lens is not None
+        role = self.roles[task.assigned_role]
+        inputs = [f"Input from the work this task builds on: {text}" for text in self._inputs(task)]
+        sub = Subtask(id=member.id, name=f"lens {member.id}", prompt=member_prompt(task.lens, member))
+        text = render_prompt(role, task=task, subtask=sub, plan=self.plan, findings=inputs,
+                             max_findings_chars=self.cfg.memory.max_injected_chars,
+                             workdir=str(place.path) if place is not None else None)
+        return f"{text.rstrip()}\n\n{ANSWER_INSTRUCTIONS}\n"
+
+    def _merger_for(self, task: Task, workdir: Path) -> AskMerger | None:
+        """How the lens task's merger is asked: a clean session with no tools (None: a command run without a
+        merger command, where the counted findings are the report)."""
+        assert task.lens is not None
+        spec = task.lens.merger
+        engine = spec.engine or self.opts.engine
+        if engine == "command" and spec.command is None:
+            return None
+        asking = RefinerSection.model_validate({"engine": engine, "model": spec.model, "command": spec.command,
+                                                "timeout_seconds": spec.timeout_seconds})
+
+        async def ask_merger(prompt: str) -> MergerAnswer:
+            try:
+                text, usage = await ask_with_usage(
+                    asking, engine=engine, prompt=prompt, workdir=workdir,
+                    agent_dir=self.dir.agent_dir(f"{task.id}.merger"), env=self.opts.env,
+                    gateway_url=self.opts.gateway_url, agent_key=self._agent_key, run_id=self.run_id,
+                    agent_id=f"{task.id}.merger", pass_env=tuple(self.cfg.safety.pass_env))
+            except RefinerUnavailable as e:
+                raise MergerUnavailable(e.reason) from None
+            return MergerAnswer(text, engine, usage)
+
+        return ask_merger
+
+    def _inputs(self, task: Task) -> list[str]:
+        """What a task receives from its parents: the synthesis where branches meet, else the merged report
+        of a lens task it depends on."""
+        if task.id in self._synthesis_files:
+            return [self._synthesis_files[task.id].read_text(encoding="utf-8", errors="replace")]
+        return [self._output_of(d) for d in task.depends_on if d in self._tasks and self._tasks[d].lens is not None]
+
     # --- synthesis at convergence -----------------------------------------------------------------
     def _save_output(self, task_id: str, text: str) -> None:
         """A task's final output once all its subtasks succeeded: what a synthesis where its branch meets
@@ -544,6 +673,10 @@ class Run:
             env["ACTEON_RETRY_REPORT"] = report  # a retried task's failed attempt, for commands
         if task.id in self._synthesis_files:
             env["ACTEON_SYNTHESIS"] = str(self._synthesis_files[task.id])  # its parents' work, condensed
+        lenses = [str(self.dir.path / "lens" / d / "merged.json") for d in task.depends_on
+                  if d in self._tasks and self._tasks[d].lens is not None]
+        if lenses:
+            env["ACTEON_LENS_REPORT"] = os.pathsep.join(lenses)  # merged.json of each lens task it depends on
         return env
 
     # --- memory ------------------------------------------------------------------------------------
@@ -569,6 +702,9 @@ class Run:
         if task.id in self._synthesis_files:
             findings.insert(0, f"Synthesis of the work this task builds on (tasks {', '.join(task.depends_on)}): "
                                + self._synthesis_files[task.id].read_text(encoding="utf-8", errors="replace"))
+        else:
+            findings[:0] = [f"Merged report of the lens swarm this task builds on: {text}"
+                            for text in self._inputs(task)]
         text = render_prompt(role, task=task, subtask=sub, plan=self.plan, findings=findings,
                              max_findings_chars=self.cfg.memory.max_injected_chars,
                              workdir=str(place.path) if place is not None else None,
@@ -649,6 +785,8 @@ def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stat
     for ev in events:
         if isinstance(ev, R.SubtaskFinished):
             usage.add(ev.agent_id, ev)
+        elif isinstance(ev, R.LensMerged):
+            usage.add(f"{ev.task_id}.merger", ev)
     line = usage_line(usage.to_json())
     if line:
         lines += ["", "## Usage", "", line]

@@ -39,6 +39,9 @@ class TaskSpec:
     # Globs the task writes (hook/globs.py): two tasks whose scopes overlap never run at the same time.
     write_scope: tuple[str, ...] = ()
     parked: str | None = None  # why the task must wait for a person; None: it may start when ready
+    # Agents the task runs at once (a lens swarm runs several members): it takes that many of max_agents,
+    # so max_agents stays a bound on live agents. Capped at max_agents.
+    slots: int = 1
 
 
 @dataclass
@@ -72,7 +75,8 @@ class Scheduler:
         for spec in tasks:
             if spec.id in self._specs:
                 raise ValueError(f"duplicate task id {spec.id!r}")
-            self._specs[spec.id] = dataclasses.replace(spec, depends_on=tuple(spec.depends_on))
+            self._specs[spec.id] = dataclasses.replace(spec, depends_on=tuple(spec.depends_on),
+                                                       slots=max(1, min(spec.slots, max_agents)))
         for spec in self._specs.values():
             for dep in spec.depends_on:
                 if dep not in self._specs:
@@ -220,34 +224,37 @@ class Scheduler:
         candidates = [s for s in ready if self._fits(s, roles, scopes)]
         if len(candidates) > _EXHAUSTIVE or not any(s.write_scope for s in candidates):
             chosen: list[TaskSpec] = []
+            used = 0
             for spec in candidates:
-                if len(chosen) < free and self._fits(spec, roles, scopes):
+                if used + spec.slots <= free and self._fits(spec, roles, scopes):
                     chosen.append(spec)
+                    used += spec.slots
                     roles[spec.role] = roles.get(spec.role, 0) + 1
                     if spec.write_scope:
                         scopes[spec.id] = spec.write_scope
             return chosen
         best: list[TaskSpec] = []
 
-        def search(i: int, picked: list[TaskSpec]) -> None:
+        def search(i: int, picked: list[TaskSpec], used: int) -> None:
             nonlocal best
             if len(picked) > len(best):
                 best = list(picked)
-            if i == len(candidates) or len(picked) == free or len(picked) + len(candidates) - i <= len(best):
+            if i == len(candidates) or used == free or len(picked) + len(candidates) - i <= len(best):
                 return
             spec = candidates[i]
-            if self._fits(spec, roles, scopes):  # with it first: priority order wins among equal sizes
+            # With it first: priority order wins among equal sizes.
+            if used + spec.slots <= free and self._fits(spec, roles, scopes):
                 roles[spec.role] = roles.get(spec.role, 0) + 1
                 if spec.write_scope:
                     scopes[spec.id] = spec.write_scope
                 picked.append(spec)
-                search(i + 1, picked)
+                search(i + 1, picked, used + spec.slots)
                 picked.pop()
                 roles[spec.role] -= 1
                 scopes.pop(spec.id, None)
-            search(i + 1, picked)
+            search(i + 1, picked, used)
 
-        search(0, [])
+        search(0, [], 0)
         return sorted(best, key=lambda s: (s.priority, s.order))
 
     def _scope_wait(self, spec: TaskSpec) -> str:
@@ -259,7 +266,7 @@ class Scheduler:
         return ""
 
     def _start(self, spec: TaskSpec) -> None:
-        self._running_total += 1
+        self._running_total += spec.slots
         self._running_by_role[spec.role] = self._running_by_role.get(spec.role, 0) + 1
         if spec.write_scope:
             self._running_scopes[spec.id] = spec.write_scope
@@ -279,7 +286,7 @@ class Scheduler:
     async def _work(self, spec: TaskSpec) -> None:
         result = await self._interruptible(spec.id, self._call_run_task(spec))
         outcome = result if result is not None else TaskOutcome("cancelled", self._cancel_reason or "cancelled")
-        self._running_total -= 1
+        self._running_total -= spec.slots
         self._running_by_role[spec.role] -= 1
         self._running_scopes.pop(spec.id, None)
         # The slot is free now, while the hook below runs; only this task's dependents wait for the hook.
@@ -363,7 +370,8 @@ class Scheduler:
                 raise ValueError(f"cannot add task {spec.id!r}: unknown dependency {dep!r}")
             if self._status[dep] in DEAD_ENDS:
                 raise ValueError(f"cannot add task {spec.id!r}: dependency {dep!r} is {self._status[dep]}")
-        self._specs[spec.id] = dataclasses.replace(spec, depends_on=tuple(spec.depends_on))
+        self._specs[spec.id] = dataclasses.replace(spec, depends_on=tuple(spec.depends_on),
+                                                   slots=max(1, min(spec.slots, self._max_agents)))
         self._topo.append(spec.id)  # its dependencies already exist, so they come earlier: still topological
         self._status[spec.id] = "pending"
         self._set(spec.id, "pending", "added")

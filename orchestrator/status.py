@@ -31,6 +31,7 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
     findings = 0
     merges: dict[str, dict[str, Any]] = {}  # task -> its last merge (conflict report included)
     usage = UsageTotals()
+    lenses: dict[str, dict[str, Any]] = {}  # lens task -> its quorum and merge
     for ev in rd.read_events():  # one pass over the journal: the source of truth
         if isinstance(ev, R.TaskStatusChanged):
             statuses[ev.task_id], reasons[ev.task_id] = ev.status, ev.reason
@@ -46,6 +47,11 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
             findings += 1
         elif isinstance(ev, R.SubtaskFinished):
             usage.add(ev.agent_id, ev)
+        elif isinstance(ev, R.LensMerged):
+            lenses[ev.task_id] = ev.model_dump(include={"result", "members", "answered", "min_quorum", "clusters",
+                                                        "warnings", "merger_engine", "merger_fallback",
+                                                        "merger_reason", "file"})
+            usage.add(f"{ev.task_id}.merger", ev)
         elif isinstance(ev, R.Merge) and ev.phase == "finished":
             merges[ev.task_id] = {"result": ev.result, "integration_before": ev.before, "integration_after": ev.after,
                                   "report": ev.report, "detail": ev.detail}
@@ -67,7 +73,7 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
             "tasks": tasks, "task_counts": counts, "stats": stats, "stats_source": source,
             "gateway_url": run.get("gateway_url"), "alerts": alerts, "refiner": refiner, "findings": findings,
             "repository": run.get("repository"), "integration_branch": run.get("integration_branch"),
-            "merges": merges, "usage": usage.to_json()}
+            "merges": merges, "usage": usage.to_json(), "lenses": lenses}
 
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_tokens", "cost_usd")
@@ -145,6 +151,12 @@ def render(info: dict[str, Any]) -> str:
             t["status"] in ("ready", "running") and t.get("reason", "").startswith("waiting"))
         why = f"  ({t['reason']})" if t.get("reason") and shown else ""
         lines.append(f"    {t['status']:<9} {t['id']:<16} {t['role']:<10} {t['name']}{why}")
+    if info.get("lenses"):
+        lines.append("  Lens swarms:")
+        for task_id, lens in info["lenses"].items():
+            lines.append(f"    {task_id}: {lens['result']} — {lens['answered']} of {lens['members']} members answered "
+                         f"(min quorum {lens['min_quorum']}), {lens['clusters']} finding cluster(s)")
+            lines += [f"      ! {w}" for w in lens["warnings"]]
     if info.get("refiner"):
         lines.append("  Refiner:")
         for d in info["refiner"]:

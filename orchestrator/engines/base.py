@@ -39,6 +39,7 @@ class SubtaskContext:
     on_start: Callable[[int], None] | None = None
     pass_env: tuple[str, ...] = ()  # [safety] pass_env: more of the user's variables the agent may see
     extra_env: dict[str, str] = field(default_factory=dict)  # set by the run (the git identity in a worktree)
+    model: str | None = None  # None: the CLI's default model (a lens member may name its own)
 
     def agent_env(self) -> dict[str, str]:
         """The agent's environment: the allow-listed part of the user's, plus its identity for the hook
@@ -70,6 +71,7 @@ class SubtaskResult:
     detail: str = ""
     output: str = ""  # the agent's final answer (or a command's stdout), bounded: findings are read from it
     usage: dict[str, Any] = field(default_factory=dict)  # tokens and cost the CLI reported (engines/usage.py)
+    answer_file: Path | None = None  # where the complete final answer is (``output`` is bounded)
 
 
 class Engine(Protocol):

@@ -59,13 +59,14 @@ class ClaudeEngine:
         (ctx.agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
         result, data = await run_session(prompt=prompt, settings=install.claude_settings({}, hook_args(ctx)),
                                          agent_dir=ctx.agent_dir, workdir=ctx.workdir, env=ctx.agent_env(),
-                                         timeout_s=ctx.timeout_s, on_start=ctx.on_start)
+                                         timeout_s=ctx.timeout_s, on_start=ctx.on_start,
+                                         extra_args=["--model", ctx.model] if ctx.model else ())
         ok, detail, answer = _parse(ctx, result.returncode, data)
         if result.timed_out:
             ok, detail = False, "timed out"
         return SubtaskResult(ok=ok, returncode=result.returncode, timed_out=result.timed_out,
                              duration_s=time.monotonic() - started, detail=detail, output=answer,
-                             usage=from_claude(data).fields())
+                             usage=from_claude(data).fields(), answer_file=ctx.agent_dir / "result.md")
 
 
 def check_gated(settings: dict[str, object]) -> None:
@@ -79,8 +80,9 @@ def check_gated(settings: dict[str, object]) -> None:
 
 def _parse(ctx: SubtaskContext, returncode: int | None, data: dict[str, Any]) -> tuple[bool, str, str]:
     """(ok, detail for the journal, the agent's final answer)."""
-    result_text = str(data.get("result", ""))[:MAX_OUTPUT]
-    (ctx.agent_dir / "result.md").write_text(result_text, encoding="utf-8")
+    full = str(data.get("result", ""))
+    (ctx.agent_dir / "result.md").write_text(full, encoding="utf-8")
+    result_text = full[:MAX_OUTPUT]
     is_error = bool(data.get("is_error")) if data else True
     if returncode == 0 and not is_error:
         return True, result_text[:500], result_text

@@ -58,7 +58,8 @@ class CommandEngine:
                   "" if ok else f"exit {result.returncode}: {tail(ctx.agent_dir / 'stderr.log', 500)}")
         return SubtaskResult(ok=ok, returncode=result.returncode, timed_out=result.timed_out,
                              duration_s=time.monotonic() - started, detail=detail,
-                             output=tail(ctx.agent_dir / "stdout.log", MAX_OUTPUT))
+                             output=tail(ctx.agent_dir / "stdout.log", MAX_OUTPUT),
+                             answer_file=ctx.agent_dir / "stdout.log")
 
 
 async def _report(ctx: SubtaskContext, ok: bool, duration_s: float) -> None:

@@ -57,9 +57,11 @@ class GeminiEngine:
         (ctx.agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
         result, data = await run_session(prompt=prompt, hook=hook_args(ctx), agent_dir=ctx.agent_dir,
                                          workdir=ctx.workdir, env=ctx.agent_env(), timeout_s=ctx.timeout_s,
-                                         extra_args=["--yolo"], on_start=ctx.on_start)
-        answer = str(data.get("response", ""))[:MAX_OUTPUT]
-        (ctx.agent_dir / "result.md").write_text(answer, encoding="utf-8")
+                                         extra_args=["--yolo", *(["-m", ctx.model] if ctx.model else [])],
+                                         on_start=ctx.on_start)
+        full = str(data.get("response", ""))
+        (ctx.agent_dir / "result.md").write_text(full, encoding="utf-8")
+        answer = full[:MAX_OUTPUT]
         ok = result.returncode == 0 and not result.timed_out and not data.get("error")
         if result.timed_out:
             detail = "timed out"
@@ -69,7 +71,7 @@ class GeminiEngine:
             detail = f"exit {result.returncode}: {tail(ctx.agent_dir / 'stderr.log', 300)}"
         return SubtaskResult(ok=ok, returncode=result.returncode, timed_out=result.timed_out,
                              duration_s=time.monotonic() - started, detail=detail, output=answer,
-                             usage=from_gemini(data).fields())
+                             usage=from_gemini(data).fields(), answer_file=ctx.agent_dir / "result.md")
 
 
 def binary(env: dict[str, str]) -> str:

@@ -192,6 +192,8 @@ class _Projector:
             self.refiner(ev)
         elif isinstance(ev, R.SynthesisMade):
             self.synthesis(ev)
+        elif isinstance(ev, R.LensMerged):
+            self.lens(ev)
         elif isinstance(ev, R.Alert):
             self.alert(ev)
         elif isinstance(ev, R.RunStarted):
@@ -311,6 +313,17 @@ class _Projector:
         for parent in ev.parents:
             add(node, SW.synthesizedFrom, self.task(parent)["iri"])
 
+    def lens(self, ev: R.LensMerged) -> None:
+        node, add = self.node("lens", str(ev.seq)), self.add
+        add(node, RDF.type, SW.LensReport)
+        add(node, SW.lensFor, self.task(ev.task_id)["iri"])
+        add(node, SW.quorum, self.lit(ev.result))
+        add(node, SW.clusterCount, self.lit(ev.clusters))
+        add(node, SW.fallback, _TRUE if ev.merger_fallback else _FALSE)
+        add(node, PROV.generatedAtTime, self.when(ev.ts))
+        for agent_id in ev.answered_by:
+            add(node, SW.answeredBy, self.agent(agent_id))
+
     def alert(self, ev: R.Alert) -> None:
         a, lit, add = self.node("alert", str(ev.seq)), self.lit, self.add
         add(a, RDF.type, SW.Alert)
@@ -399,12 +412,15 @@ class _Projector:
             add(role, SW.id, lit(task.assigned_role))
             for dep in task.depends_on:
                 add(node, SW.dependsOn, self.task(dep)["iri"])
-            for s in task.subtasks:
-                sub = self.node("subtask", s.id)
+            # A lens swarm's members are its subtasks (each one agent session, like a subtask's).
+            named = [(s.id, s.name) for s in task.subtasks]
+            named += [(m.id, f"lens member {m.id}") for m in (task.lens.members if task.lens else ())]
+            for sub_id, sub_name in named:
+                sub = self.node("subtask", sub_id)
                 add(node, SW.hasSubtask, sub)
                 add(sub, RDF.type, SW.Subtask)
-                add(sub, SW.id, lit(s.id))
-                add(sub, SW.name, lit(s.name))
+                add(sub, SW.id, lit(sub_id))
+                add(sub, SW.name, lit(sub_name))
 
     def critical_path(self) -> None:
         """Flag the longest chain of dependent tasks by duration (tasks that never ran count 0 s).

@@ -75,6 +75,7 @@ _TERMS = [
                                         "runs use it."),
     _c("Alert", "prov:Entity", "A monitor alert (stuck, runaway, deadline) and the action taken."),
     _c("Synthesis", "prov:Entity", "The parents' outputs condensed for a task where branches of the plan meet."),
+    _c("LensReport", "prov:Entity", "The merged report of a lens swarm task: its quorum and counted findings."),
     # --- object properties ---
     _o("hasTask", "swarm:SwarmRun", "swarm:SwarmTask", "The run's tasks (the plan's and any the refiner added)."),
     _o("assignedTo", "swarm:SwarmTask", "swarm:Role", "The role the task is assigned to."),
@@ -104,6 +105,9 @@ _TERMS = [
     _o("synthesisFor", "swarm:Synthesis", "swarm:SwarmTask", "The task that received the synthesis."),
     _o("synthesizedFrom", "swarm:Synthesis", "swarm:SwarmTask", "A parent task whose output fed the synthesis "
                                                                  "(lineage)."),
+    _o("lensFor", "swarm:LensReport", "swarm:SwarmTask", "The lens task the report merges."),
+    _o("answeredBy", "swarm:LensReport", "swarm:AgentSession", "A member whose answer counted (failed, timed-out "
+                                                                 "and invalid answers never do)."),
     _o("hasAlert", "swarm:SwarmRun", "swarm:Alert", "A monitor alert of the run."),
     _o("aboutAgent", "swarm:Alert", "swarm:AgentSession", "The agent session an alert is about."),
     # --- datatype properties ---
@@ -147,9 +151,12 @@ _TERMS = [
     _d("topic", "swarm:SemanticMemory", "xsd:string", "One topic of the finding (repeated)."),
     _d("action", "swarm:RefinerDecision swarm:Alert", "xsd:string", "Refiner: continue, skip, reprioritize, "
                                                                      "add; alert: warn, throttle, kill."),
-    _d("fallback", "swarm:RefinerDecision swarm:Synthesis", "xsd:boolean", "True: the refiner's answer was "
-       "unusable and CONTINUE was applied; a synthesis passed the parents' outputs through."),
+    _d("fallback", "swarm:RefinerDecision swarm:Synthesis swarm:LensReport", "xsd:boolean", "True: the refiner's "
+       "answer was unusable and CONTINUE was applied; a synthesis passed the parents' outputs through; a lens "
+       "report has no merger's prose (none asked, or it failed)."),
     _d("kind", "swarm:Alert", "xsd:string", "stuck, runaway or deadline."),
+    _d("quorum", "swarm:LensReport", "xsd:string", "ok, degraded, below_quorum or insufficient_data."),
+    _d("clusterCount", "swarm:LensReport", "xsd:integer", "Finding clusters in the report (votes counted)."),
     _d("seq", "swarm:RefinerDecision swarm:SemanticMemory swarm:Alert", "xsd:integer",
        "The journal sequence number of the event."),
     _d("onCriticalPath", "swarm:SwarmTask", "xsd:boolean", "True on the tasks of the run's critical path, "

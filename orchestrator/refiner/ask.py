@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import Any
 
 from hook import install
 from orchestrator.config import RefinerSection
 from orchestrator.engines import claude, gemini
 from orchestrator.engines.base import EngineError, gate_args, identity_env, tail
+from orchestrator.engines.usage import from_claude, from_gemini
 from orchestrator.process import ProcResult, run_in_group
 
 AGENT_ID = "refiner"
@@ -43,7 +45,13 @@ def refiner_engine(cfg: RefinerSection, run_engine: str) -> str | None:
     return engine
 
 
-async def ask(
+async def ask(cfg: RefinerSection, **kwargs: Any) -> str:
+    """The refiner's raw answer to ``prompt`` (:func:`ask_with_usage` without the usage)."""
+    text, _ = await ask_with_usage(cfg, **kwargs)
+    return text
+
+
+async def ask_with_usage(
     cfg: RefinerSection,
     *,
     engine: str,
@@ -56,11 +64,12 @@ async def ask(
     run_id: str,
     agent_id: str = AGENT_ID,
     pass_env: tuple[str, ...] = (),
-) -> str:
-    """The refiner's raw answer to ``prompt``. ``engine`` is the run's engine (``[refiner] engine``
-    overrides it); ``env`` the user's environment, to which the agent identity is added; ``agent_dir``
-    receives the prompt, settings, output and stderr. Raises :class:`RefinerUnavailable`. ``plan gather``
-    asks its planner the same way, as agent ``planner``."""
+) -> tuple[str, dict[str, Any]]:
+    """The refiner's raw answer to ``prompt`` and the usage its CLI reported (``Usage.fields()``).
+    ``engine`` is the run's engine (``[refiner] engine`` overrides it); ``env`` the user's environment, to
+    which the agent identity is added; ``agent_dir`` receives the prompt, settings, output and stderr.
+    Raises :class:`RefinerUnavailable`. ``plan gather`` asks its planner the same way, as agent
+    ``planner``."""
     chosen = refiner_engine(cfg, engine)
     agent_env = identity_env(env, gateway_url=gateway_url, agent_key=agent_key, run_id=run_id,
                              agent_id=agent_id, role=ROLE, pass_env=pass_env)
@@ -70,7 +79,7 @@ async def ask(
             raise RefinerUnavailable("no refiner command configured ([refiner] command) for the command engine")
         if chosen == "command":
             assert cfg.command is not None  # refiner_engine returned None otherwise
-            return await _ask_command(cfg, cfg.command, prompt, workdir, agent_dir, agent_env)
+            return await _ask_command(cfg, cfg.command, prompt, workdir, agent_dir, agent_env), {}
         if chosen == "claude":
             return await _ask_claude(cfg, prompt, workdir, agent_dir, agent_env, gateway_url)
         if chosen == "gemini":
@@ -93,7 +102,7 @@ async def _ask_command(cfg: RefinerSection, command: str, prompt: str, workdir: 
 
 
 async def _ask_claude(cfg: RefinerSection, prompt: str, workdir: Path, agent_dir: Path, env: dict[str, str],
-                      gateway_url: str) -> str:
+                      gateway_url: str) -> tuple[str, dict[str, Any]]:
     # No built-in tools, no MCP servers, no skills: the refiner only reads its prompt and answers.
     result, data = await claude.run_session(
         prompt=prompt, settings=install.claude_settings({}, gate_args(gateway_url, cfg.timeout_seconds)),
@@ -109,11 +118,11 @@ async def _ask_claude(cfg: RefinerSection, prompt: str, workdir: Path, agent_dir
     answer = data.get("result")
     if not isinstance(answer, str):
         raise RefinerUnavailable("claude's output has no 'result' text")
-    return answer
+    return answer, from_claude(data).fields()
 
 
 async def _ask_gemini(cfg: RefinerSection, prompt: str, workdir: Path, agent_dir: Path, env: dict[str, str],
-                      gateway_url: str) -> str:
+                      gateway_url: str) -> tuple[str, dict[str, Any]]:
     # tools.core = []: no built-in tool is registered (an empty list, unlike a missing one, is "none").
     # No --yolo: headless Gemini then registers no tool that needs confirmation either.
     result, data = await gemini.run_session(
@@ -130,7 +139,7 @@ async def _ask_gemini(cfg: RefinerSection, prompt: str, workdir: Path, agent_dir
     answer = data.get("response")
     if not isinstance(answer, str):
         raise RefinerUnavailable("gemini's output has no 'response' text")
-    return answer
+    return answer, from_gemini(data).fields()
 
 
 def _check_size(path: Path) -> None:

@@ -100,6 +100,9 @@ def added_task(
     """The ADD JSON as a :class:`Task` with fresh ids, checked for delegation and dependencies."""
     taken = {t.id for t in plan.tasks} | {s.id for t in plan.tasks for s in t.subtasks} | set(statuses)
     raw: dict[str, Any] = copy.deepcopy(dict(data))
+    if raw.get("kind", "agents") != "agents" or "lens" in raw:
+        # The refiner's answer format has subtasks only; a lens swarm is the plan's author's decision.
+        raise RefinerAnswerError("ADD: the refiner adds tasks with subtasks only (no kind: lens)")
     raw["id"] = fresh_id(finished_task.id, "r", taken)
     subtasks = raw.get("subtasks")
     if isinstance(subtasks, list):

@@ -178,7 +178,7 @@ def test_schema_errors_name_file_and_field_path(tmp_path: Path) -> None:
     assert "objective: missing required key" in errors
     assert any(e.startswith("tasks.0.colour: unknown key (known keys: id, name,") for e in errors)
     assert any(e.startswith("tasks.1.id: String should match pattern") for e in errors)
-    assert any(e.startswith("tasks.2.subtasks: ") for e in errors)
+    assert any(e.startswith("tasks.2: a task needs at least one subtask") for e in errors)
     assert "tasks.3.subtasks.0: a subtask needs exactly one of 'prompt' or 'command'" in errors
     assert "tasks.4.subtasks.0: a subtask needs exactly one of 'prompt' or 'command'" in errors
 
@@ -256,3 +256,39 @@ def test_critical_path_needs_every_duration() -> None:
         critical_path({"a": 1.0}, plan)
     with pytest.raises(ValueError, match="negative"):
         critical_path({"a": 1.0, "b": -1.0}, plan)
+
+
+def lens_dict(tid: str = "review", **lens: object) -> dict[str, object]:
+    t = task(tid)
+    del t["subtasks"]
+    return {**t, "assigned_role": "reviewer", "kind": "lens",
+            "lens": {"question": "what is wrong?", "members": [{"id": "m1"}, {"id": "m2"}], **lens}}
+
+
+def test_a_lens_task_is_validated_as_a_whole(tmp_path: Path) -> None:
+    ok = load_plan(write(tmp_path, plan_dict(lens_dict())), ROLES)
+    assert ok.tasks[0].lens is not None and ok.tasks[0].lens.quorum == 2  # a majority of 2
+    no_lens = task("a") | {"kind": "lens", "subtasks": []}
+    lens_and_subtasks = lens_dict("b") | {"subtasks": task("x")["subtasks"]}
+    lens_without_kind = lens_dict("c") | {"kind": "agents"}
+    twice = lens_dict("d", members=[{"id": "m9"}, {"id": "m9"}])
+    too_many = lens_dict("e", min_quorum=5)
+    scoped = lens_dict("f") | {"files_scope": ["src/**"]}
+    typo = lens_dict("g", merge_mod="faithful")
+    path = write(tmp_path, plan_dict(no_lens, lens_and_subtasks, lens_without_kind, twice, too_many, scoped, typo))
+    with pytest.raises(PlanError) as info:
+        load_plan(path, ROLES)
+    errors = [e.removeprefix(f"{path}: ") for e in info.value.errors]
+    assert "tasks.0: kind: lens needs a 'lens' object (question and members)" in errors
+    assert "tasks.1: a lens task has members, not subtasks" in errors
+    assert any(e.startswith("tasks.2: ") and e.endswith("'lens' needs kind: lens") for e in errors)
+    assert "tasks.3.lens: lens member id(s) used twice: m9" in errors
+    assert "tasks.4.lens: min_quorum 5 is more than the 2 member(s)" in errors
+    assert "tasks.5: a lens task writes nothing to merge: no isolate, files_scope or verify" in errors
+    assert "tasks.6.lens.merge_mod: unknown key (did you mean 'merge_mode'?)" in errors
+
+
+def test_lens_members_share_the_id_space_of_tasks_and_subtasks(tmp_path: Path) -> None:
+    path = write(tmp_path, plan_dict(task("a"), lens_dict("review", members=[{"id": "a-s0"}, {"id": "m2"}])))
+    with pytest.raises(PlanError, match="duplicate id 'a-s0': used by subtask 'a-s0' of task 'a' and by lens member"):
+        load_plan(path, ROLES)

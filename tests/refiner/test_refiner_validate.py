@@ -171,8 +171,10 @@ def test_a_cycle_cannot_be_expressed() -> None:
 
 
 @pytest.mark.parametrize(("body", "reason"), [
-    ({k: v for k, v in NEW.items() if k != "subtasks"}, "ADD: not a valid task: subtasks: missing required key"),
-    ({**NEW, "subtasks": []}, "ADD: not a valid task: subtasks: List should have at least 1 item"),
+    ({k: v for k, v in NEW.items() if k != "subtasks"}, "ADD: not a valid task: a task needs at least one subtask"),
+    ({**NEW, "subtasks": []}, "ADD: not a valid task: a task needs at least one subtask"),
+    ({**NEW, "kind": "lens", "lens": {"question": "q", "members": [{"id": "m"}]}}, "ADD: the refiner adds tasks with "
+     "subtasks only (no kind: lens)"),
     ({**NEW, "subtasks": [{"name": "x"}]}, "subtasks.0: a subtask needs exactly one of 'prompt' or 'command'"),
     ({**NEW, "surprise": 1}, "ADD: not a valid task: surprise: unknown key"),
     ({**NEW, "name": ""}, "ADD: not a valid task: name: String should have at least 1 character"),
