@@ -124,15 +124,28 @@ class GraphSection(_Section):
 
 
 class AdversarialSection(_Section):
+    """The adversarial loop (orchestrator/adversarial): once every task is done, a challenger attacks the work,
+    recovery agents fix what it finds in their own worktrees, and a fix lands only if verify passes and the
+    eval score does not drop. Needs the eval harness and a git repository."""
+
     enabled: bool = False
-    max_rounds: int = Field(default=2, ge=1)
+    max_rounds: int = Field(default=2, ge=1, le=20)
+    threshold: float = Field(default=0.5, ge=0, le=1)  # a challenge with severity >= this is actionable
+    max_fixes: int = Field(default=5, ge=1, le=50)  # actionable challenges fixed per round (most severe first)
+    max_parallel: int = Field(default=2, ge=1, le=64)  # recovery agents at once (within max_agents)
+    challenger_engine: Engine | None = None  # None: the run's engine
+    challenger_model: NonEmpty | None = None  # None: the engine's default model
+    challenger_command: NonEmpty | None = None  # for engine "command": the prompt on stdin, JSON on stdout
+    challenger_timeout_seconds: int = Field(default=300, ge=1)
+    recovery_role: Annotated[str, StringConstraints(pattern=ROLE_NAME_PATTERN, max_length=64)] = "coder"
+    recovery_command: NonEmpty | None = None  # command runs: reads $ACTEON_CHALLENGE, fixes and commits
+    recovery_timeout_seconds: int = Field(default=900, ge=1)
+    max_input_chars: int = Field(default=40_000, ge=1000, le=1_000_000)  # diff and outputs the challenger reads
 
     @model_validator(mode="after")
-    def _not_yet(self) -> AdversarialSection:
-        # An option that is accepted must do something: until the loop exists, asking for it is an error.
-        if self.enabled:
-            raise ValueError("the adversarial loop is not available in this version: remove 'enabled = true' "
-                             "(the eval harness, [eval_harness], works on its own)")
+    def _command_for_command_engine(self) -> AdversarialSection:
+        if self.challenger_engine == "command" and self.challenger_command is None:
+            raise ValueError("'challenger_command' is required when the challenger engine is 'command'")
         return self
 
 
@@ -201,6 +214,14 @@ class SwarmConfig(_Section):
     synthesis: SynthesisSection = Field(default_factory=SynthesisSection)
 
     @model_validator(mode="after")
+    def _adversarial_needs_an_eval(self) -> SwarmConfig:
+        # "Resolved" means verified by the eval: without one the loop could only trust the agents' word.
+        if self.adversarial.enabled and not self.eval_harness.enabled:
+            raise ValueError("[adversarial] needs the eval harness: set [eval_harness] enabled = true and its "
+                             "command (a fix is kept only if the eval score does not drop)")
+        return self
+
+    @model_validator(mode="after")
     def _unique_roles(self) -> SwarmConfig:
         names = [r.name for r in self.roles]
         twice = sorted({n for n in names if names.count(n) > 1})
@@ -233,3 +254,12 @@ def parse_config(data: dict[str, Any], source: str = "swarm.toml") -> SwarmConfi
     except ValidationError as e:
         raise ConfigError([f"{source}: {describe_error(err, show_input=True, model=SwarmConfig)}"
                            for err in e.errors()]) from None
+
+
+def with_overrides(cfg: SwarmConfig, overrides: dict[str, dict[str, Any]], source: str = "command line") -> SwarmConfig:
+    """``cfg`` with some section keys replaced (``run --adversarial --max-rounds 3 --eval CMD``), validated as a
+    whole again: a flag cannot switch on what the configuration then refuses."""
+    data = cfg.model_dump()
+    for section, values in overrides.items():
+        data[section] = {**data[section], **values}
+    return parse_config(data, source)

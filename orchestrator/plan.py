@@ -109,6 +109,8 @@ class Lens(_Model):
         for m in self.members:
             if m.command is not None and m.engine not in (None, "command"):
                 raise ValueError(f"lens member '{m.id}' has a command but engine '{m.engine}'")
+            if m.command is not None and m.model is not None:
+                raise ValueError(f"lens member '{m.id}' has a command: it runs no model (drop 'model')")
         if self.merger.engine == "command" and self.merger.command is None:
             raise ValueError("the lens merger's engine is 'command' but it has no 'command'")
         return self

@@ -108,6 +108,49 @@ class LensMerged(_Event):
     cost_usd: float | None = None
 
 
+class ChallengeRound(_Event):
+    """A round of the adversarial loop began: the head's score and what the challenger found (``actionable``:
+    the 1-based indexes of the challenges that get a recovery agent)."""
+
+    type: Literal["challenge_round"] = "challenge_round"
+    round: int
+    head: str = ""
+    score_before: float | None = None
+    challenges: list[dict[str, Any]] = Field(default_factory=list)
+    rejected: list[str] = Field(default_factory=list)
+    actionable: list[int] = Field(default_factory=list)
+    engine: str = ""
+    fallback: bool = False  # True: no usable answer from the challenger (``reason``)
+    reason: str = ""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_tokens: int | None = None
+    cost_usd: float | None = None
+
+
+class FixFinished(_Event):
+    """A recovery agent's fix of one challenge: merged only if verify passed and the eval did not drop."""
+
+    type: Literal["fix"] = "fix"
+    round: int
+    challenge: int  # 1-based index in its round's challenges
+    fix_id: str  # the fix's task id, branch and worktree name
+    target_task: str | None = None
+    branch: str = ""
+    result: Literal["merged", "not_merged"]
+    reason: str = ""
+    score_before: float | None = None  # the integration head's score when the fix was judged
+    score_after: float | None = None  # the fix's merged candidate's score (None: never evaluated)
+
+
+class AdversarialFinished(_Event):
+    type: Literal["adversarial"] = "adversarial"
+    rounds: int
+    baseline: float | None = None
+    final: float | None = None
+    stopped: str = ""  # max_rounds, nothing_actionable, eval_error, challenger_failed
+
+
 class RetryRequested(_Event):
     """A person asked for a task that ended ``conflict`` or ``verify_failed`` to run again (``acteon-swarm
     task retry``): on resume it runs on a fresh branch from the integration head, with the report."""
@@ -261,7 +304,8 @@ class EvalScored(_Event):
 
 Event = Annotated[
     RunStarted | TaskStatusChanged | Merge | RetryRequested | SynthesisMade | LensMerged | SubtaskStarted
-    | SubtaskFinished | AgentStarted | ToolCall | ToolCompleted | EvalScored | Finding | FindingsUsed | RefinerDecision
+    | SubtaskFinished | ChallengeRound | FixFinished | AdversarialFinished | AgentStarted | ToolCall | ToolCompleted
+    | EvalScored | Finding | FindingsUsed | RefinerDecision
     | Alert | Note | RunFinished,
     Field(discriminator="type"),
 ]

@@ -20,10 +20,13 @@ from typing import Any
 
 from hook.install import write_atomic, write_text_atomic
 from orchestrator import rundir as R
+from orchestrator.adversarial.challenges import Challenge, recovery_prompt
+from orchestrator.adversarial.loop import EVAL_GATE, AdversarialLoop, ChallengerUnavailable, FixResult, Gate
+from orchestrator.adversarial.report import adversarial_line, write_report
 from orchestrator.config import RefinerSection, SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
 from orchestrator.engines.base import SubtaskResult
-from orchestrator.evals import result_of
+from orchestrator.evals import EvalResult, result_of
 from orchestrator.gatewayclient import GatewayClient, NotFound
 from orchestrator.lenses.answers import INSTRUCTIONS as ANSWER_INSTRUCTIONS
 from orchestrator.lenses.merger import member_prompt
@@ -41,7 +44,7 @@ from orchestrator.memory.select import for_prompt
 from orchestrator.memory.sources import normalize_workspace
 from orchestrator.memory.store import MemoryStore, open_store
 from orchestrator.parking import ParkLedger
-from orchestrator.plan import LensMember, Plan, Subtask, Task, estimated_actions, save_plan
+from orchestrator.plan import LensMember, Plan, PlanError, Subtask, Task, estimated_actions, save_plan
 from orchestrator.process import become_subreaper, kill_group, process_start_time, reap_orphan, stop_orphans
 from orchestrator.progress import Progress
 from orchestrator.refiner import RefinerOutcome, refine
@@ -52,6 +55,7 @@ from orchestrator.status import UsageTotals, usage_line
 from orchestrator.synthesis import synthesize
 from orchestrator.watcher import Watcher
 from orchestrator.workspace.claims import ClaimRefused, Held
+from orchestrator.workspace.git import rev
 from orchestrator.workspace.merging import VerifyResult, drop_scratch
 from orchestrator.workspace.tasks import Attempts, TaskPlaces, check_isolation, retry_note
 from orchestrator.workspace.worktrees import RunWorkspace, Worktree
@@ -72,6 +76,7 @@ class RunOptions:
     resume: bool = False
     extra_rules: list[dict[str, Any]] = field(default_factory=list)  # more per-run rules (the demo's)
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    overrides: dict[str, dict[str, Any]] = field(default_factory=dict)  # config flags given to `run`, kept in run.json
 
 
 @dataclass
@@ -112,6 +117,8 @@ class Run:
         self.attempts = Attempts(self.dir.reports_dir)  # merges to finish on resume, retries asked for
         self._rerun: set[str] = set()  # tasks the refiner retried: their _run_task goes again
         self._synthesis_files: dict[str, Path] = {}  # join tasks -> the synthesis of their parents' work
+        self._post: asyncio.Task[None] | None = None  # the adversarial loop, once the tasks are done
+        self._fixes: dict[str, tuple[Gate, Path]] = {}  # fix task -> the eval gate and its challenge file
 
     def _rules(self) -> list[dict[str, Any]]:
         return (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
@@ -136,6 +143,7 @@ class Run:
         if workspace is None:
             check_isolation(self.plan)  # isolate outside git is an error, not a silent fallback
         check_lenses(self.plan, self.roles, self.opts.engine)
+        self._check_adversarial(workspace)
         self.dir.create()
         # A resume reads the journal once: orphans to reap, the refiner's edits, statuses, tailer cursors.
         past = self.dir.read_events() if self.opts.resume else []
@@ -163,7 +171,8 @@ class Run:
         pid = os.getpid()
         self.dir.write_run(pid=pid, process_start_time=process_start_time(pid), status="running",
                            gateway_url=self.opts.gateway_url, engine=self.opts.engine, plan_id=self.plan.id,
-                           objective=self.plan.objective, started_at=R.now_iso(), finished_at=None)
+                           objective=self.plan.objective, started_at=R.now_iso(), finished_at=None,
+                           overrides=self.opts.overrides)
         self.dir.record(R.RunStarted, run_id=self.run_id, plan_id=self.plan.id, engine=self.opts.engine, pid=pid,
                         resumed=self.opts.resume)
         initial: dict[str, Any] | None = self._replay(past) if self.opts.resume else None
@@ -190,6 +199,14 @@ class Run:
         watching = asyncio.create_task(self.watcher.run())
         try:
             statuses = await self.scheduler.run(deadline=time.monotonic() + max_s)
+            if (self.cfg.adversarial.enabled and not self.cancel_reason
+                    and all(s in ("done", "skipped") for s in statuses.values())):
+                self._post = asyncio.create_task(self._adversarial())
+                try:
+                    await self._post
+                except asyncio.CancelledError:
+                    if self.cancel_reason is None:
+                        raise
         finally:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
@@ -255,6 +272,11 @@ class Run:
         of the plan, stopping at the first that fails."""
         results: list[VerifyResult] = []
         for n, command in enumerate(commands, 1):
+            if command == EVAL_GATE and task_id in self._fixes:
+                results.append(await self._eval_gate(task_id, where))
+                if not results[-1].ok:
+                    break
+                continue
             agent_id = f"{task_id}.verify-{n}"
             result = await self._run_command(command, where, agent_id=agent_id, task_id=task_id,
                                              subtask_id=f"verify-{n}",
@@ -264,6 +286,19 @@ class Run:
             if not result.ok:
                 break
         return results
+
+    async def _eval_gate(self, fix_id: str, where: Path) -> VerifyResult:
+        """A fix's merged candidate (checked out in ``where``) scored and judged against the integration head
+        it would land on (the merge queue holds its lock: that head cannot move meanwhile)."""
+        assert self.places is not None and self.cfg.eval_harness.command is not None
+        gate, _ = self._fixes[fix_id]
+        head = await asyncio.to_thread(self.places.ws.head)
+        candidate = await asyncio.to_thread(rev, where, "HEAD")
+        ran = await self._run_command(self.cfg.eval_harness.command, where, agent_id=f"{fix_id}.eval",
+                                      task_id=fix_id, subtask_id="eval",
+                                      timeout_s=self.cfg.eval_harness.timeout_seconds)
+        ok, why = gate.judge(fix_id, head, candidate or "", result_of(ran.output, ok=ran.ok, detail=ran.detail))
+        return VerifyResult("eval gate", ok, why)
 
     async def _run_command(self, command: str, where: Path, *, agent_id: str, task_id: str, subtask_id: str,
                            timeout_s: float, extra_env: dict[str, str] | None = None,
@@ -287,9 +322,9 @@ class Run:
         if phase == "finished" and data.get("result") != "merged":
             self._note(f"{task_id}: {data.get('summary', '')}")
 
-    async def _evaluate(self) -> tuple[str, str]:
-        """The eval harness on the finished work (the integration head, in a git repository): ``done`` when
-        it scores at least ``pass_threshold``, else ``eval_failed`` — an eval that gives no score fails too."""
+    async def _score_head(self, agent_id: str = "eval") -> tuple[str, EvalResult]:
+        """The eval harness on the integration head (in a scratch worktree; the working directory outside git):
+        the head it scored and the result."""
         harness = self.cfg.eval_harness
         assert harness.command is not None
         head = ""
@@ -300,12 +335,18 @@ class Run:
         else:
             where = Path(self.plan.scope.working_directory)
         try:
-            ran = await self._run_command(harness.command, where, agent_id="eval", task_id="eval", subtask_id="eval",
+            ran = await self._run_command(harness.command, where, agent_id=agent_id, task_id="eval", subtask_id="eval",
                                           timeout_s=harness.timeout_seconds)
-            result = result_of(ran.output, ok=ran.ok, detail=ran.detail)
+            return head, result_of(ran.output, ok=ran.ok, detail=ran.detail)
         finally:
             if self.places is not None:
                 await asyncio.to_thread(drop_scratch, self.places.ws, self.places.ws.root / "_eval")
+
+    async def _evaluate(self) -> tuple[str, str]:
+        """The eval harness on the finished work: ``done`` when it scores at least ``pass_threshold``, else
+        ``eval_failed`` — an eval that gives no score fails too."""
+        harness = self.cfg.eval_harness
+        head, result = await self._score_head()
         passed = result.passes(harness.pass_threshold)
         self.dir.record(R.EvalScored, score=result.score, error=result.error, threshold=harness.pass_threshold,
                         passed=passed, head=head, report=result.report)
@@ -315,6 +356,44 @@ class Run:
         if not result.ok:
             return "eval_failed", f"the eval gave no score: {result.error}"
         return "eval_failed", f"eval score {result.score:.3f} is below the pass threshold {harness.pass_threshold}"
+
+    # --- the adversarial loop ----------------------------------------------------------------------
+    def _check_adversarial(self, workspace: RunWorkspace | None) -> None:
+        adv = self.cfg.adversarial
+        if not adv.enabled:
+            return
+        problems = []
+        if workspace is None:
+            problems.append("the adversarial loop needs a git repository (fixes are branches merged through the "
+                            f"merge queue): {self.plan.scope.working_directory} is not in one")
+        engine = adv.challenger_engine or self.opts.engine
+        if engine == "command" and adv.challenger_command is None:
+            problems.append("a command run's adversarial loop needs [adversarial] challenger_command")
+        if self.opts.engine == "command" and adv.recovery_command is None:
+            problems.append("a command run's adversarial loop needs [adversarial] recovery_command")
+        if adv.recovery_role not in self.roles:
+            problems.append(f"[adversarial] recovery_role '{adv.recovery_role}' is not a role "
+                            f"(roles: {', '.join(sorted(self.roles))})")
+        if problems:
+            raise PlanError(problems)
+
+    async def _adversarial(self) -> None:
+        """Challenge, fix and re-judge the finished work (orchestrator/adversarial), then write its report."""
+        adv = self.cfg.adversarial
+        loop = AdversarialLoop(adv, _LoopHost(self), objective=self.plan.objective, task_ids=set(self._tasks),
+                               parallel=min(adv.max_parallel, self._max_agents()), past=self.dir.read_events(),
+                               record=self.dir.record, phase=self._phase)
+        try:
+            done = await loop.run()
+        finally:
+            write_report(self.dir)
+        self._note(f"adversarial loop: {done.rounds} round(s), stopped: {done.stopped}"
+                   + (f", score {done.baseline:.3f} -> {done.final:.3f}" if done.baseline is not None
+                      and done.final is not None else ""))
+
+    def _phase(self, text: str) -> None:
+        self.dir.write_run(phase=text)
+        self._note(text)
 
     def _write_twin(self) -> None:
         """The run's RDF twin (graph.nq), projected from the journal now that it is complete. It is a cache
@@ -348,6 +427,8 @@ class Run:
         self.cancel_reason = reason
         if self.scheduler is not None:
             self.scheduler.cancel(reason)
+        if self._post is not None:
+            self._post.cancel()  # the adversarial loop: its agents' groups are killed like any task's
 
     async def _finish(self, statuses: dict[str, str]) -> RunReport:
         orphans = await asyncio.to_thread(stop_orphans)
@@ -673,6 +754,8 @@ class Run:
             env["ACTEON_RETRY_REPORT"] = report  # a retried task's failed attempt, for commands
         if task.id in self._synthesis_files:
             env["ACTEON_SYNTHESIS"] = str(self._synthesis_files[task.id])  # its parents' work, condensed
+        if task.id in self._fixes:
+            env["ACTEON_CHALLENGE"] = str(self._fixes[task.id][1])  # the challenge a recovery agent fixes
         lenses = [str(self.dir.path / "lens" / d / "merged.json") for d in task.depends_on
                   if d in self._tasks and self._tasks[d].lens is not None]
         if lenses:
@@ -726,8 +809,8 @@ class Run:
     async def _after_task(self, task: Task, outcome: TaskOutcome, result_text: str) -> TaskOutcome:
         """Ask the refiner what to change now that ``task`` is over, before its dependents can start (the
         task counts as running until then), and apply the checked decision to the live schedule."""
-        if self.refiner is None or self.scheduler is None or self.cancel_reason:
-            return outcome
+        if self.refiner is None or self.scheduler is None or self.cancel_reason or task.id not in self._tasks:
+            return outcome  # (a fix of the adversarial loop is not a task of the plan)
         statuses = {**self.scheduler.statuses, task.id: outcome.status}
         decision = await refine(
             self.cfg.refiner, engine=self.opts.engine, plan=self.plan, finished_task=task, result_text=result_text,
@@ -771,6 +854,65 @@ class Run:
                 self.watcher.add_task(new.id)
 
 
+class _LoopHost:
+    """What the adversarial loop asks of the run: scores, the challenger, fixes, the change, the outputs."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+
+    async def score_head(self) -> tuple[str, EvalResult]:
+        return await self.run._score_head("adversarial.eval")
+
+    async def challenge(self, prompt: str) -> tuple[str, str, dict[str, Any]]:
+        run, adv = self.run, self.run.cfg.adversarial
+        engine = adv.challenger_engine or run.opts.engine
+        asking = RefinerSection.model_validate({"engine": engine, "model": adv.challenger_model,
+                                                "command": adv.challenger_command,
+                                                "timeout_seconds": adv.challenger_timeout_seconds})
+        rounds = sum(1 for e in run.dir.read_events() if isinstance(e, R.ChallengeRound)) + 1
+        agent_id = f"challenger.r{rounds}"
+        try:
+            text, usage = await ask_with_usage(asking, engine=engine, prompt=prompt,
+                                               workdir=Path(run.plan.scope.working_directory),
+                                               agent_dir=run.dir.agent_dir(agent_id), env=run.opts.env,
+                                               gateway_url=run.opts.gateway_url, agent_key=run._agent_key,
+                                               run_id=run.run_id, agent_id=agent_id,
+                                               pass_env=tuple(run.cfg.safety.pass_env))
+        except RefinerUnavailable as e:
+            raise ChallengerUnavailable(e.reason) from None
+        return text, engine, usage
+
+    async def fix(self, fix_id: str, challenge: Challenge, gate: Gate) -> FixResult:
+        """One recovery agent on its own branch from the integration head; its fix lands through the merge
+        queue only past the target's verify commands and the eval gate."""
+        run, adv = self.run, self.run.cfg.adversarial
+        assert run.places is not None
+        target = run._tasks.get(challenge.target_task or "")
+        folder = run.dir.path / "adversarial"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        write_atomic(folder / f"{fix_id}.json", challenge.to_json())
+        sub = (Subtask(id=f"{fix_id}-1", name="fix", command=adv.recovery_command,
+                       timeout_seconds=adv.recovery_timeout_seconds) if run.opts.engine == "command" else
+               Subtask(id=f"{fix_id}-1", name="fix", prompt=recovery_prompt(
+                   challenge, f"{target.name}: {target.description}" if target else ""),
+                       timeout_seconds=adv.recovery_timeout_seconds))
+        task = Task(id=fix_id, name=f"fix: {challenge.description[:80]}", assigned_role=adv.recovery_role,
+                    isolate=True, verify=[*(target.verify if target else []), EVAL_GATE], subtasks=[sub])
+        run._fixes[fix_id] = (gate, folder / f"{fix_id}.json")
+        if run.watcher is not None:
+            run.watcher.add_task(fix_id)  # its agent's calls are journaled and watched like any task's
+        place = await run.places.prepare(task)
+        outcome = await run._work(task, place, None)
+        return FixResult(outcome.status == "done", outcome.detail, place.branch or "")
+
+    def change(self) -> str:
+        assert self.run.places is not None
+        return self.run.places.ws.change()
+
+    def outputs(self) -> dict[str, str]:
+        return {t.id: self.run._output_of(t.id) for t in self.run.plan.tasks}
+
+
 def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stats: dict[str, Any],
             events: list[Any] | None = None) -> str:
     lines = [f"# Swarm run {run_id}: {status}", "", f"**Objective:** {plan.objective}", "", "## Tasks", "",
@@ -787,6 +929,8 @@ def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stat
             usage.add(ev.agent_id, ev)
         elif isinstance(ev, R.LensMerged):
             usage.add(f"{ev.task_id}.merger", ev)
+        elif isinstance(ev, R.ChallengeRound):
+            usage.add(f"challenger.r{ev.round}", ev)
     line = usage_line(usage.to_json())
     if line:
         lines += ["", "## Usage", "", line]
@@ -795,6 +939,8 @@ def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stat
         lines += ["", "## Refiner", ""]
         lines += [f"- after {d.after_task}: {d.action.upper()}" + (" (fallback)" if d.fallback else "")
                   + (f" — {d.reason}" if d.reason else "") for d in decisions]
+    if any(isinstance(e, R.ChallengeRound) for e in events):
+        lines += ["", "## Adversarial loop", "", "See adversarial.md: " + adversarial_line(events)]
     alerts = [e for e in events if isinstance(e, R.Alert)]
     if alerts:
         lines += ["", "## Monitor alerts", ""]

@@ -32,6 +32,8 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
     merges: dict[str, dict[str, Any]] = {}  # task -> its last merge (conflict report included)
     usage = UsageTotals()
     lenses: dict[str, dict[str, Any]] = {}  # lens task -> its quorum and merge
+    adversarial: dict[str, Any] = {"rounds": 0, "challenges": 0, "actionable": 0, "merged": 0, "not_merged": 0,
+                                   "baseline": None, "final": None, "stopped": ""}
     for ev in rd.read_events():  # one pass over the journal: the source of truth
         if isinstance(ev, R.TaskStatusChanged):
             statuses[ev.task_id], reasons[ev.task_id] = ev.status, ev.reason
@@ -52,6 +54,15 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
                                                         "warnings", "merger_engine", "merger_fallback",
                                                         "merger_reason", "file"})
             usage.add(f"{ev.task_id}.merger", ev)
+        elif isinstance(ev, R.ChallengeRound):
+            adversarial["rounds"] = ev.round
+            adversarial["challenges"] += len(ev.challenges)
+            adversarial["actionable"] += len(ev.actionable)
+            usage.add(f"challenger.r{ev.round}", ev)
+        elif isinstance(ev, R.FixFinished):
+            adversarial["merged" if ev.result == "merged" else "not_merged"] += 1
+        elif isinstance(ev, R.AdversarialFinished):
+            adversarial.update(baseline=ev.baseline, final=ev.final, stopped=ev.stopped)
         elif isinstance(ev, R.Merge) and ev.phase == "finished":
             merges[ev.task_id] = {"result": ev.result, "integration_before": ev.before, "integration_after": ev.after,
                                   "report": ev.report, "detail": ev.detail}
@@ -73,7 +84,9 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
             "tasks": tasks, "task_counts": counts, "stats": stats, "stats_source": source,
             "gateway_url": run.get("gateway_url"), "alerts": alerts, "refiner": refiner, "findings": findings,
             "repository": run.get("repository"), "integration_branch": run.get("integration_branch"),
-            "merges": merges, "usage": usage.to_json(), "lenses": lenses}
+            "merges": merges, "usage": usage.to_json(), "lenses": lenses,
+            "phase": run.get("phase") if rd.status() in ("running", "interrupted") else None,
+            "adversarial": adversarial if adversarial["rounds"] else None}
 
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_tokens", "cost_usd")
@@ -157,6 +170,16 @@ def render(info: dict[str, Any]) -> str:
             lines.append(f"    {task_id}: {lens['result']} — {lens['answered']} of {lens['members']} members answered "
                          f"(min quorum {lens['min_quorum']}), {lens['clusters']} finding cluster(s)")
             lines += [f"      ! {w}" for w in lens["warnings"]]
+    if info.get("phase"):
+        when = " (when it stopped)" if info["status"] == "interrupted" else ""
+        lines.append(f"  Phase{when}: {info['phase']}")
+    adv = info.get("adversarial")
+    if adv:
+        scores = (f", score {adv['baseline']:.3f} -> {adv['final']:.3f}" if adv["baseline"] is not None
+                  and adv["final"] is not None else "")
+        lines.append(f"  Adversarial: {adv['rounds']} round(s), {adv['challenges']} challenge(s), "
+                     f"{adv['actionable']} actionable, {adv['merged']} fix(es) merged, {adv['not_merged']} not "
+                     f"merged{scores}" + (f" (stopped: {adv['stopped']})" if adv["stopped"] else ""))
     if info.get("refiner"):
         lines.append("  Refiner:")
         for d in info["refiner"]:

@@ -39,6 +39,15 @@ def run(
     run_id: Annotated[str | None, typer.Option("--run-id", help="the run id (default: generated)")] = None,
     detach: Annotated[bool, typer.Option("--detach", help="run in the background; follow it with "
                                                           "`status --watch`")] = False,
+    adversarial: Annotated[bool | None, typer.Option(
+        "--adversarial/--no-adversarial", help="after the tasks, challenge and fix the work under the eval "
+                                                "(default: swarm.toml [adversarial] enabled)")] = None,
+    max_rounds: Annotated[int | None, typer.Option("--max-rounds", min=1, max=20,
+                                                   help="adversarial rounds at most")] = None,
+    eval_command: Annotated[str | None, typer.Option("--eval", help="the eval command: prints a score in [0, 1] "
+                                                                    "(switches the eval harness on)")] = None,
+    pass_threshold: Annotated[float | None, typer.Option("--pass-threshold", min=0, max=1,
+                                                         help="below this eval score the run ends eval_failed")] = None,
     config: ConfigOpt = None,
     state_dir: StateDir = None,
     as_json: JsonOut = False,
@@ -47,15 +56,33 @@ def run(
     import asyncio
     import secrets
 
+    from orchestrator.config import with_overrides
     from orchestrator.plan import load_plan
     from orchestrator.roles import roles_from_config
     from orchestrator.runner import Run, RunOptions
 
     cfg = config_of(config)
     state = _state(state_dir)
+    overrides: dict[str, dict[str, object]] = {"adversarial": {}, "eval_harness": {}}
+    if adversarial is not None:
+        overrides["adversarial"]["enabled"] = adversarial
+    if max_rounds is not None:
+        overrides["adversarial"]["max_rounds"] = max_rounds
+    if eval_command is not None:
+        overrides["eval_harness"].update(enabled=True, command=eval_command)
+    if pass_threshold is not None:
+        overrides["eval_harness"]["pass_threshold"] = pass_threshold
+    previous: dict[str, Any] = {}
+    if resume:
+        previous = _run_dir(state, resume).read_run()
+        # A resume keeps the flags the run started with (a flag given again wins).
+        for section, values in dict(previous.get("overrides") or {}).items():
+            overrides[section] = {**values, **overrides.get(section, {})}
+    overrides = {k: v for k, v in overrides.items() if v}
+    if overrides:
+        cfg = with_overrides(cfg, overrides)
     if resume:
         rd = _run_dir(state, resume)
-        previous = rd.read_run()
         from orchestrator.process import is_same_process
 
         if previous.get("status") == "running" and is_same_process(int(previous.get("pid", 0)),
@@ -99,11 +126,13 @@ def run(
                 + (["--plan", str(plan.absolute()), "--run-id", the_run_id, "--auto-approve"] if plan else [])
                 + (["--resume", the_run_id] if resume else [])
                 + (["--max-agents", str(max_agents)] if max_agents else [])
+                + _override_args(overrides)
                 + (["--config", str(config.absolute())] if config else []))
         return
     url, admin, embedded = gateway_for(state, cfg)
     opts = RunOptions(engine=str(engine), state_dir=state, gateway_url=url, admin_key=admin, max_agents=max_agents,
-                      subtask_timeout_s=float(cfg.defaults.subtask_timeout_seconds), resume=bool(resume))
+                      subtask_timeout_s=float(cfg.defaults.subtask_timeout_seconds), resume=bool(resume),
+                      overrides=overrides)
     try:
         with _progress(the_plan, quiet=as_json) as progress:
             report = asyncio.run(Run(the_plan, cfg, roles_from_config(cfg), opts, the_run_id, progress).execute())
@@ -121,6 +150,21 @@ def run(
         print(f"  summary: {RunDir(state, report.run_id).summary_file}")
     # 3: nothing failed, but parked tasks wait for a person (`acteon-swarm park list`)
     raise typer.Exit({"done": 0, "parked": 3}.get(report.status, 1))  # eval_failed, failed, cancelled: 1
+
+
+def _override_args(overrides: dict[str, dict[str, object]]) -> list[str]:
+    """The run's flags again, for the detached child."""
+    adv, ev = overrides.get("adversarial", {}), overrides.get("eval_harness", {})
+    args: list[str] = []
+    if "enabled" in adv:
+        args.append("--adversarial" if adv["enabled"] else "--no-adversarial")
+    if "max_rounds" in adv:
+        args += ["--max-rounds", str(adv["max_rounds"])]
+    if "command" in ev:
+        args += ["--eval", str(ev["command"])]
+    if "pass_threshold" in ev:
+        args += ["--pass-threshold", str(ev["pass_threshold"])]
+    return args
 
 
 def _detach(run_id: str, state: Path, *, resume: bool, as_json: bool, args: list[str]) -> None:

@@ -179,11 +179,7 @@ class _Projector:
             sub, agent = self.node("subtask", ev.subtask_id), self.agent(ev.agent_id)
             self.finished[sub] = ev
             self.finished_agent[agent] = ev.ts
-            for value, prop in ((ev.input_tokens, SW.inputTokens), (ev.output_tokens, SW.outputTokens)):
-                if value is not None:
-                    self.add(agent, prop, self.lit(value))
-            if ev.cost_usd is not None:
-                self.add(agent, SW.costUsd, Literal(ev.cost_usd, datatype=XSD.double))
+            self.usage(agent, ev)
         elif isinstance(ev, R.Finding):
             self.finding(ev)
         elif isinstance(ev, R.FindingsUsed):
@@ -194,6 +190,10 @@ class _Projector:
             self.synthesis(ev)
         elif isinstance(ev, R.LensMerged):
             self.lens(ev)
+        elif isinstance(ev, R.ChallengeRound):
+            self.challenges(ev)
+        elif isinstance(ev, R.FixFinished):
+            self.fix(ev)
         elif isinstance(ev, R.Alert):
             self.alert(ev)
         elif isinstance(ev, R.RunStarted):
@@ -313,6 +313,14 @@ class _Projector:
         for parent in ev.parents:
             add(node, SW.synthesizedFrom, self.task(parent)["iri"])
 
+    def usage(self, agent: URIRef, ev: Any) -> None:
+        """Tokens and cost a session's CLI reported (a subtask's agent, a lens merger, a challenger)."""
+        for value, prop in ((ev.input_tokens, SW.inputTokens), (ev.output_tokens, SW.outputTokens)):
+            if value is not None:
+                self.add(agent, prop, self.lit(value))
+        if ev.cost_usd is not None:
+            self.add(agent, SW.costUsd, Literal(ev.cost_usd, datatype=XSD.double))
+
     def lens(self, ev: R.LensMerged) -> None:
         node, add = self.node("lens", str(ev.seq)), self.add
         add(node, RDF.type, SW.LensReport)
@@ -323,6 +331,49 @@ class _Projector:
         add(node, PROV.generatedAtTime, self.when(ev.ts))
         for agent_id in ev.answered_by:
             add(node, SW.answeredBy, self.agent(agent_id))
+        if ev.merger_engine:  # the merger was asked: its session, with what its CLI reported it used
+            merger = self.agent(f"{ev.task_id}.merger")
+            add(node, PROV.wasAttributedTo, merger)
+            add(merger, SW.forTask, self.task(ev.task_id)["iri"])
+            add(merger, SW.engine, self.lit(ev.merger_engine))
+            self.usage(merger, ev)
+
+    def challenges(self, ev: R.ChallengeRound) -> None:
+        lit, add = self.lit, self.add
+        challenger = None
+        if ev.engine:
+            challenger = self.agent(f"challenger.r{ev.round}")
+            add(challenger, SW.engine, lit(ev.engine))
+            self.usage(challenger, ev)
+        for n, c in enumerate(ev.challenges, 1):
+            node = self.node("challenge", f"r{ev.round}-c{n}")
+            add(node, RDF.type, SW.Challenge)
+            add(self.run, SW.hasChallenge, node)
+            add(node, SW.round, lit(ev.round))
+            add(node, SW.severity, lit(float(c.get("severity", 0.0))))
+            add(node, SW.category, lit(str(c.get("category", ""))))
+            add(node, SW.description, lit(str(c.get("description", ""))[:2000]))
+            add(node, SW.actionable, _TRUE if n in ev.actionable else _FALSE)
+            add(node, PROV.generatedAtTime, self.when(ev.ts))
+            if challenger is not None:
+                add(node, PROV.wasAttributedTo, challenger)
+            if c.get("target_task"):
+                add(node, SW.challengesTask, self.task(str(c["target_task"]))["iri"])
+
+    def fix(self, ev: R.FixFinished) -> None:
+        lit, add = self.lit, self.add
+        node = self.node("fix", ev.fix_id)
+        add(node, RDF.type, SW.Fix)
+        add(node, SW.id, lit(ev.fix_id))
+        add(node, SW.fixes, self.node("challenge", f"r{ev.round}-c{ev.challenge}"))
+        add(node, SW.fixedBy, self.agent(f"{ev.fix_id}.{ev.fix_id}-1"))
+        add(node, SW.result, lit(ev.result))
+        add(node, SW.branch, lit(ev.branch))
+        if ev.score_before is not None:
+            add(node, SW.scoreBefore, lit(float(ev.score_before)))
+        if ev.score_after is not None:
+            add(node, SW.scoreAfter, lit(float(ev.score_after)))
+        add(node, PROV.endedAtTime, self.when(ev.ts))
 
     def alert(self, ev: R.Alert) -> None:
         a, lit, add = self.node("alert", str(ev.seq)), self.lit, self.add

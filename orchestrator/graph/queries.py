@@ -128,6 +128,17 @@ SELECT ?run ?kind ?action ?agent ?detail ?at WHERE {
 }
 ORDER BY ?run ?at
 """),
+    ReadyQuery("fixes", "Adversarial fixes: each challenge a recovery agent took on, the eval before and after, "
+               "and whether it landed.", """\
+SELECT ?run ?round ?severity ?description ?fix ?result ?before ?after WHERE {
+  ?r a swarm:SwarmRun ; swarm:id ?run ; swarm:hasChallenge ?c .
+  ?c swarm:round ?round ; swarm:severity ?severity ; swarm:description ?description .
+  ?f a swarm:Fix ; swarm:fixes ?c ; swarm:id ?fix ; swarm:result ?result .
+  OPTIONAL { ?f swarm:scoreBefore ?before }
+  OPTIONAL { ?f swarm:scoreAfter ?after }
+}
+ORDER BY ?run ?round DESC(?severity) ?fix
+"""),
 ]
 
 READY: dict[str, ReadyQuery] = {q.name: q for q in _READY}

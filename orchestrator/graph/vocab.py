@@ -76,6 +76,9 @@ _TERMS = [
     _c("Alert", "prov:Entity", "A monitor alert (stuck, runaway, deadline) and the action taken."),
     _c("Synthesis", "prov:Entity", "The parents' outputs condensed for a task where branches of the plan meet."),
     _c("LensReport", "prov:Entity", "The merged report of a lens swarm task: its quorum and counted findings."),
+    _c("Challenge", "prov:Entity", "What the adversarial loop's challenger found wrong with the finished work."),
+    _c("Fix", "prov:Activity", "A recovery agent's fix of one challenge, judged by the eval (merged or kept "
+                               "unmerged)."),
     # --- object properties ---
     _o("hasTask", "swarm:SwarmRun", "swarm:SwarmTask", "The run's tasks (the plan's and any the refiner added)."),
     _o("assignedTo", "swarm:SwarmTask", "swarm:Role", "The role the task is assigned to."),
@@ -108,6 +111,10 @@ _TERMS = [
     _o("lensFor", "swarm:LensReport", "swarm:SwarmTask", "The lens task the report merges."),
     _o("answeredBy", "swarm:LensReport", "swarm:AgentSession", "A member whose answer counted (failed, timed-out "
                                                                  "and invalid answers never do)."),
+    _o("hasChallenge", "swarm:SwarmRun", "swarm:Challenge", "A challenge of the run's adversarial loop."),
+    _o("challengesTask", "swarm:Challenge", "swarm:SwarmTask", "The task whose work the challenge is about."),
+    _o("fixes", "swarm:Fix", "swarm:Challenge", "The challenge the fix answers (lineage)."),
+    _o("fixedBy", "swarm:Fix", "swarm:AgentSession", "The recovery agent's session."),
     _o("hasAlert", "swarm:SwarmRun", "swarm:Alert", "A monitor alert of the run."),
     _o("aboutAgent", "swarm:Alert", "swarm:AgentSession", "The agent session an alert is about."),
     # --- datatype properties ---
@@ -156,6 +163,15 @@ _TERMS = [
        "report has no merger's prose (none asked, or it failed)."),
     _d("kind", "swarm:Alert", "xsd:string", "stuck, runaway or deadline."),
     _d("quorum", "swarm:LensReport", "xsd:string", "ok, degraded, below_quorum or insufficient_data."),
+    _d("round", "swarm:Challenge", "xsd:integer", "The adversarial round the challenge was made in."),
+    _d("severity", "swarm:Challenge", "xsd:double", "The challenger's severity, 0 (cosmetic) to 1 (broken)."),
+    _d("category", "swarm:Challenge", "xsd:string", "correctness, security, performance, tests, docs…"),
+    _d("description", "swarm:Challenge", "xsd:string", "What is wrong, in the challenger's words."),
+    _d("actionable", "swarm:Challenge", "xsd:boolean", "Severity at or above the threshold: a fix was tried."),
+    _d("result", "swarm:Fix", "xsd:string", "merged, or not_merged (its branch kept)."),
+    _d("scoreBefore", "swarm:Fix", "xsd:double", "The integration head's eval score the fix was judged against."),
+    _d("scoreAfter", "swarm:Fix", "xsd:double", "The eval score of the fix merged onto that head."),
+    _d("branch", "swarm:Fix", "xsd:string", "The fix's branch (kept when not merged)."),
     _d("clusterCount", "swarm:LensReport", "xsd:integer", "Finding clusters in the report (votes counted)."),
     _d("seq", "swarm:RefinerDecision swarm:SemanticMemory swarm:Alert", "xsd:integer",
        "The journal sequence number of the event."),

@@ -119,6 +119,10 @@ class RunWorkspace:
         git(self.repo, "branch", "--no-track", self.integration, head)
         return head
 
+    def change(self) -> str:
+        """The run's work so far: the diff of the integration branch against the run's base."""
+        return out(self.repo, "diff", "--no-color", "--no-ext-diff", f"{self.base()}..{self.head()}")
+
     def dirty(self) -> bool:
         """True when the user's checkout has changes the run cannot see (not committed)."""
         return bool(out(self.repo, "status", "--porcelain", "--untracked-files=no"))

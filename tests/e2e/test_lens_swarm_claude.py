@@ -90,3 +90,12 @@ def test_claude_lens_swarm_counts_votes_and_fences_an_injecting_member(claude_bi
                                       env=env).stdout)
     assert {"review.sec", "review.bugs", "review.evil", "review.merger"} <= set(shown["usage"]["agents"])
     assert shown["lenses"]["review"]["result"] == "ok"
+    # ... and in the twin: the merger's session and its tokens, attributed to the lens report.
+    query = ("PREFIX swarm: <https://w3id.org/acteon-swarm/ns#> PREFIX prov: <http://www.w3.org/ns/prov#> "
+             "SELECT ?tokens WHERE { ?r a swarm:LensReport ; prov:wasAttributedTo ?m . ?m swarm:id \"review.merger\" ; "
+             "swarm:inputTokens ?tokens }")
+    g = subprocess.run([sys.executable, "-m", "orchestrator.cli", "graph", "query", "--run", "lens-e2e", "--state-dir",
+                        str(state), "--format", "json", query], capture_output=True, text=True, env=env)
+    rows = json.loads(g.stdout)["results"]["bindings"]
+    merger_tokens = shown["usage"]["agents"]["review.merger"]["input_tokens"]
+    assert len(rows) == 1 and int(rows[0]["tokens"]["value"]) == merger_tokens > 0

@@ -126,9 +126,11 @@ def test_unknown_keys_are_errors_at_every_depth(tmp_path: Path, text: str, expec
     assert errors(tmp_path, text) == [expected]
 
 
-def test_switching_on_what_does_not_exist_yet_is_an_error(tmp_path: Path) -> None:
+def test_the_adversarial_loop_needs_the_eval_harness_and_a_command_challenger_its_command(tmp_path: Path) -> None:
     found = errors(tmp_path, "[adversarial]\nenabled = true\n")
-    assert len(found) == 1 and "adversarial loop is not available" in found[0]
+    assert len(found) == 1 and "[adversarial] needs the eval harness" in found[0]
+    found = errors(tmp_path, "[adversarial]\nchallenger_engine = 'command'\n")
+    assert len(found) == 1 and "'challenger_command' is required" in found[0]
 
 
 def test_all_problems_are_reported_together(tmp_path: Path) -> None:

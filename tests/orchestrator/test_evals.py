@@ -83,11 +83,13 @@ def test_a_run_passes_or_fails_by_its_eval(tmp_path: Path) -> None:
     assert "eval_failed" in shown
 
 
-def test_adversarial_cannot_be_switched_on_to_do_nothing_and_typos_name_the_key(tmp_path: Path) -> None:
+def test_adversarial_cannot_be_switched_on_without_an_eval_and_typos_name_the_key(tmp_path: Path) -> None:
     toml = tmp_path / "swarm.toml"
     toml.write_text("[adversarial]\nenabled = true\n")
     r = cli("plan", "validate", "--plan", str(tmp_path / "missing.json"), "--config", str(toml))
-    assert r.returncode == 2 and "adversarial loop is not available" in r.stderr
+    assert r.returncode == 2 and "[adversarial] needs the eval harness" in r.stderr
+    r = cli("run", "--plan", str(tmp_path / "missing.json"), "--adversarial")  # the flag is held to it too
+    assert r.returncode == 2 and "[adversarial] needs the eval harness" in r.stderr
     toml.write_text("[eval_harness]\nenabled = true\ncomand = 'x'\n")
     r = cli("plan", "validate", "--plan", str(tmp_path / "missing.json"), "--config", str(toml))
     assert r.returncode == 2 and "eval_harness.comand: unknown key (did you mean 'command'?)" in r.stderr
