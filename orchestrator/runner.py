@@ -20,42 +20,31 @@ from typing import Any
 
 from hook.install import write_atomic, write_text_atomic
 from orchestrator import rundir as R
-from orchestrator.adversarial.challenges import Challenge, recovery_prompt
-from orchestrator.adversarial.loop import EVAL_GATE, AdversarialLoop, ChallengerUnavailable, FixResult, Gate
-from orchestrator.adversarial.report import adversarial_line, write_report
-from orchestrator.config import RefinerSection, SwarmConfig
+from orchestrator.adversarial.loop import EVAL_GATE, Gate
+from orchestrator.adversarial.runs import check_adversarial, eval_gate, run_adversarial
+from orchestrator.config import SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
 from orchestrator.engines.base import SubtaskResult
 from orchestrator.evals import EvalResult, result_of
 from orchestrator.gatewayclient import GatewayClient, NotFound
-from orchestrator.lenses.answers import INSTRUCTIONS as ANSWER_INSTRUCTIONS
-from orchestrator.lenses.merger import member_prompt
-from orchestrator.lenses.swarm import (
-    AskMerger,
-    LensSwarm,
-    MemberRun,
-    MergerAnswer,
-    MergerUnavailable,
-    check_lenses,
-    read_answer,
-)
+from orchestrator.lenses.runs import run_lens
+from orchestrator.lenses.swarm import check_lenses
 from orchestrator.memory.findings import FINDING_INSTRUCTIONS, parse_findings
 from orchestrator.memory.select import for_prompt
 from orchestrator.memory.sources import normalize_workspace
 from orchestrator.memory.store import MemoryStore, open_store
 from orchestrator.parking import ParkLedger
-from orchestrator.plan import LensMember, Plan, PlanError, Subtask, Task, estimated_actions, save_plan
+from orchestrator.plan import Plan, Task, estimated_actions, save_plan
 from orchestrator.process import become_subreaper, kill_group, process_start_time, reap_orphan, stop_orphans
 from orchestrator.progress import Progress
 from orchestrator.refiner import RefinerOutcome, refine
-from orchestrator.refiner.ask import RefinerUnavailable, ask_with_usage, refiner_engine
+from orchestrator.refiner.ask import refiner_engine
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
-from orchestrator.status import UsageTotals, usage_line
+from orchestrator.summary import summary
 from orchestrator.synthesis import synthesize
 from orchestrator.watcher import Watcher
 from orchestrator.workspace.claims import ClaimRefused, Held
-from orchestrator.workspace.git import rev
 from orchestrator.workspace.merging import VerifyResult, drop_scratch
 from orchestrator.workspace.tasks import Attempts, TaskPlaces, check_isolation, retry_note
 from orchestrator.workspace.worktrees import RunWorkspace, Worktree
@@ -95,15 +84,13 @@ class Run:
         self.dir = R.RunDir(opts.state_dir, run_id)
         self.run_id = run_id
         self.progress = progress
-        # A subtask with a command runs on the command engine whatever the run's engine; prompts go to the
-        # AI engine (claude or gemini).
+        # The orchestrator's own commands (verify, eval) run on the command engine whatever the run's engine.
         self.command_engine = get_engine("command")
-        self.ai_engine = None if opts.engine == "command" else get_engine(opts.engine)
         self.client = GatewayClient(opts.gateway_url, opts.admin_key)
         self.cancel_reason: str | None = None
         self.scheduler: Scheduler | None = None
-        self._tasks = {t.id: t for t in plan.tasks}
-        self._agent_key = ""
+        self.tasks = {t.id: t for t in plan.tasks}
+        self.agent_key = ""
         self.agent_groups: dict[str, int] = {}  # live agents: agent id -> process group id
         self.reaped: list[str] = []  # agents of a crashed earlier process killed by this resume
         self.monitor_kills: dict[str, str] = {}  # agent id -> why the monitor killed it
@@ -118,7 +105,7 @@ class Run:
         self._rerun: set[str] = set()  # tasks the refiner retried: their _run_task goes again
         self._synthesis_files: dict[str, Path] = {}  # join tasks -> the synthesis of their parents' work
         self._post: asyncio.Task[None] | None = None  # the adversarial loop, once the tasks are done
-        self._fixes: dict[str, tuple[Gate, Path]] = {}  # fix task -> the eval gate and its challenge file
+        self.fixes: dict[str, tuple[Gate, Path]] = {}  # fix task -> the eval gate and its challenge file
 
     def _rules(self) -> list[dict[str, Any]]:
         return (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
@@ -143,27 +130,27 @@ class Run:
         if workspace is None:
             check_isolation(self.plan)  # isolate outside git is an error, not a silent fallback
         check_lenses(self.plan, self.roles, self.opts.engine)
-        self._check_adversarial(workspace)
+        check_adversarial(self, workspace)
         self.dir.create()
         # A resume reads the journal once: orphans to reap, the refiner's edits, statuses, tailer cursors.
         past = self.dir.read_events() if self.opts.resume else []
         if self.opts.resume:
             self.reaped = self._reap_orphans(past)
             try:
-                self._agent_key = await self.client.mint_key(self.run_id)
+                self.agent_key = await self.client.mint_key(self.run_id)
             except NotFound:
                 # A fresh (embedded) gateway knows nothing of this run: create it again with the same rules
                 # and what is left of its quota. Calls that were waiting for approval are asked again when
                 # their tasks run again.
                 used = sum(1 for e in past if isinstance(e, R.ToolCall) and e.outcome in _QUOTA_OUTCOMES)
-                self._agent_key = await self.client.create_run(self.run_id, self._rules(), self._quota(used),
+                self.agent_key = await self.client.create_run(self.run_id, self._rules(), self._quota(used),
                                                                self._agent_limits())
                 self.dir.record(R.Note, kind="run_recreated", data={"gateway_url": self.opts.gateway_url,
                                                                     "quota_used": used})
         else:
             save_plan(self.plan, self.dir.plan_file)
             try:
-                self._agent_key = await self.client.create_run(self.run_id, self._rules(), self._quota(0),
+                self.agent_key = await self.client.create_run(self.run_id, self._rules(), self._quota(0),
                                                                self._agent_limits())
             except BaseException:
                 self.dir.discard_new()  # a start that fails leaves no half-made run folder behind
@@ -185,7 +172,7 @@ class Run:
             self.memory.sync_all(self.opts.state_dir, on_error=self._memory_error)
         specs = [self._spec(t, i) for i, t in enumerate(self.plan.tasks)]
         caps = {name: r.max_concurrent for name, r in self.roles.items() if r.max_concurrent}
-        max_agents = self._max_agents()
+        max_agents = self.max_agents()
         self.scheduler = Scheduler(specs, max_agents=max_agents, role_caps=caps, run_task=self._run_task,
                                    on_change=self._on_change, initial=initial)
         loop = asyncio.get_running_loop()
@@ -193,15 +180,15 @@ class Run:
             loop.add_signal_handler(sig, self.cancel, f"cancelled ({signal.Signals(sig).name})")
         max_s = self.plan.scope.max_duration_minutes * 60
         self.watcher = Watcher(run_dir=self.dir, past=past, client=self.client, run_id=self.run_id,
-                               cfg=self.cfg.monitor, task_ids=list(self._tasks), kill_agent=self._kill_agent,
-                               note=self._note, max_duration_s=max_s, unfinished=self._unfinished,
+                               cfg=self.cfg.monitor, task_ids=list(self.tasks), kill_agent=self._kill_agent,
+                               note=self.note, max_duration_s=max_s, unfinished=self._unfinished,
                                activity=self._activity)
         watching = asyncio.create_task(self.watcher.run())
         try:
             statuses = await self.scheduler.run(deadline=time.monotonic() + max_s)
             if (self.cfg.adversarial.enabled and not self.cancel_reason
                     and all(s in ("done", "skipped") for s in statuses.values())):
-                self._post = asyncio.create_task(self._adversarial())
+                self._post = asyncio.create_task(run_adversarial(self))
                 try:
                     await self._post
                 except asyncio.CancelledError:
@@ -216,13 +203,13 @@ class Run:
                 self.memory.close()
         return await self._finish(dict(statuses))
 
-    def _max_agents(self) -> int:
+    def max_agents(self) -> int:
         return min(self.opts.max_agents or self.plan.scope.max_agents, self.plan.scope.max_agents)
 
-    def _lens_parallel(self, task: Task) -> int:
+    def lens_parallel(self, task: Task) -> int:
         """Members of a lens task running at once: its cap, within the run's max_agents."""
         assert task.lens is not None
-        return max(1, min(task.lens.max_parallel, len(task.lens.members), self._max_agents()))
+        return max(1, min(task.lens.max_parallel, len(task.lens.members), self.max_agents()))
 
     def _spec(self, task: Task, order: int) -> TaskSpec:
         # Only an isolated task's declared scope keeps others out: a task in a view writes nothing that lands.
@@ -233,7 +220,7 @@ class Run:
         return TaskSpec(id=task.id, role=task.assigned_role, priority=task.priority,
                         depends_on=tuple(task.depends_on), order=order,
                         write_scope=tuple(task.files_scope) if scoped else (), parked=parked,
-                        slots=self._lens_parallel(task) if task.lens is not None else 1)
+                        slots=self.lens_parallel(task) if task.lens is not None else 1)
 
     def _apply_park_decisions(self, initial: dict[str, Any]) -> dict[str, Any]:
         """Decisions a person recorded in the park ledger: an approved proposal replaces its task (same id,
@@ -251,7 +238,7 @@ class Run:
                 alternative = Task.model_validate({**proposal, "id": task.id, "depends_on": task.depends_on,
                                                    "irreversible": True, "park_reason": task.park_reason})
                 self.plan.tasks = [alternative if t.id == task.id else t for t in self.plan.tasks]
-                self._tasks[task.id] = alternative
+                self.tasks[task.id] = alternative
         return initial
 
     async def _open_workspace(self, workspace: RunWorkspace) -> None:
@@ -264,7 +251,7 @@ class Run:
                                                         "integration_branch": workspace.integration,
                                                         "worktrees": str(workspace.root), "dirty": dirty})
         if dirty:
-            self._note(f"your checkout has uncommitted changes: the run works from your last commit ({base[:12]}) "
+            self.note(f"your checkout has uncommitted changes: the run works from your last commit ({base[:12]}) "
                        "and does not see them; they stay untouched")
 
     async def _verify(self, task_id: str, commands: list[str], where: Path) -> list[VerifyResult]:
@@ -272,13 +259,13 @@ class Run:
         of the plan, stopping at the first that fails."""
         results: list[VerifyResult] = []
         for n, command in enumerate(commands, 1):
-            if command == EVAL_GATE and task_id in self._fixes:
-                results.append(await self._eval_gate(task_id, where))
+            if command == EVAL_GATE and task_id in self.fixes:
+                results.append(await eval_gate(self, task_id, where))
                 if not results[-1].ok:
                     break
                 continue
             agent_id = f"{task_id}.verify-{n}"
-            result = await self._run_command(command, where, agent_id=agent_id, task_id=task_id,
+            result = await self.run_command(command, where, agent_id=agent_id, task_id=task_id,
                                              subtask_id=f"verify-{n}",
                                              timeout_s=self.cfg.worktrees.verify_timeout_seconds,
                                              extra_env=git_identity(agent_id), journaled=True)
@@ -287,20 +274,7 @@ class Run:
                 break
         return results
 
-    async def _eval_gate(self, fix_id: str, where: Path) -> VerifyResult:
-        """A fix's merged candidate (checked out in ``where``) scored and judged against the integration head
-        it would land on (the merge queue holds its lock: that head cannot move meanwhile)."""
-        assert self.places is not None and self.cfg.eval_harness.command is not None
-        gate, _ = self._fixes[fix_id]
-        head = await asyncio.to_thread(self.places.ws.head)
-        candidate = await asyncio.to_thread(rev, where, "HEAD")
-        ran = await self._run_command(self.cfg.eval_harness.command, where, agent_id=f"{fix_id}.eval",
-                                      task_id=fix_id, subtask_id="eval",
-                                      timeout_s=self.cfg.eval_harness.timeout_seconds)
-        ok, why = gate.judge(fix_id, head, candidate or "", result_of(ran.output, ok=ran.ok, detail=ran.detail))
-        return VerifyResult("eval gate", ok, why)
-
-    async def _run_command(self, command: str, where: Path, *, agent_id: str, task_id: str, subtask_id: str,
+    async def run_command(self, command: str, where: Path, *, agent_id: str, task_id: str, subtask_id: str,
                            timeout_s: float, extra_env: dict[str, str] | None = None,
                            journaled: bool = False) -> SubtaskResult:
         """A command of the orchestrator's own (verify, eval) run like a plan command: dispatched to the gateway
@@ -308,9 +282,9 @@ class Run:
         ctx = SubtaskContext(
             run_id=self.run_id, agent_id=agent_id, role="executor", task_id=task_id, subtask_id=subtask_id,
             prompt=None, command=command, workdir=where, agent_dir=self.dir.agent_dir(agent_id),
-            gateway_url=self.opts.gateway_url, agent_key=self._agent_key, timeout_s=float(timeout_s),
+            gateway_url=self.opts.gateway_url, agent_key=self.agent_key, timeout_s=float(timeout_s),
             client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
-            on_start=functools.partial(self._agent_started, task_id, subtask_id, agent_id) if journaled else None,
+            on_start=functools.partial(self.agent_started, task_id, subtask_id, agent_id) if journaled else None,
             extra_env=extra_env or {})
         return await self.command_engine.run_subtask(ctx)
 
@@ -320,9 +294,9 @@ class Run:
                         after=data.get("after", ""), report=data.get("report", ""),
                         detail=data.get("summary", "")[:2000])
         if phase == "finished" and data.get("result") != "merged":
-            self._note(f"{task_id}: {data.get('summary', '')}")
+            self.note(f"{task_id}: {data.get('summary', '')}")
 
-    async def _score_head(self, agent_id: str = "eval") -> tuple[str, EvalResult]:
+    async def score_head(self, agent_id: str = "eval") -> tuple[str, EvalResult]:
         """The eval harness on the integration head (in a scratch worktree; the working directory outside git):
         the head it scored and the result."""
         harness = self.cfg.eval_harness
@@ -335,7 +309,7 @@ class Run:
         else:
             where = Path(self.plan.scope.working_directory)
         try:
-            ran = await self._run_command(harness.command, where, agent_id=agent_id, task_id="eval", subtask_id="eval",
+            ran = await self.run_command(harness.command, where, agent_id=agent_id, task_id="eval", subtask_id="eval",
                                           timeout_s=harness.timeout_seconds)
             return head, result_of(ran.output, ok=ran.ok, detail=ran.detail)
         finally:
@@ -346,54 +320,20 @@ class Run:
         """The eval harness on the finished work: ``done`` when it scores at least ``pass_threshold``, else
         ``eval_failed`` — an eval that gives no score fails too."""
         harness = self.cfg.eval_harness
-        head, result = await self._score_head()
+        head, result = await self.score_head()
         passed = result.passes(harness.pass_threshold)
         self.dir.record(R.EvalScored, score=result.score, error=result.error, threshold=harness.pass_threshold,
                         passed=passed, head=head, report=result.report)
-        self._note(f"eval: {result.score:.3f}" if result.ok else f"eval: no score ({result.error})")
+        self.note(f"eval: {result.score:.3f}" if result.ok else f"eval: no score ({result.error})")
         if passed:
             return "done", ""
         if not result.ok:
             return "eval_failed", f"the eval gave no score: {result.error}"
         return "eval_failed", f"eval score {result.score:.3f} is below the pass threshold {harness.pass_threshold}"
 
-    # --- the adversarial loop ----------------------------------------------------------------------
-    def _check_adversarial(self, workspace: RunWorkspace | None) -> None:
-        adv = self.cfg.adversarial
-        if not adv.enabled:
-            return
-        problems = []
-        if workspace is None:
-            problems.append("the adversarial loop needs a git repository (fixes are branches merged through the "
-                            f"merge queue): {self.plan.scope.working_directory} is not in one")
-        engine = adv.challenger_engine or self.opts.engine
-        if engine == "command" and adv.challenger_command is None:
-            problems.append("a command run's adversarial loop needs [adversarial] challenger_command")
-        if self.opts.engine == "command" and adv.recovery_command is None:
-            problems.append("a command run's adversarial loop needs [adversarial] recovery_command")
-        if adv.recovery_role not in self.roles:
-            problems.append(f"[adversarial] recovery_role '{adv.recovery_role}' is not a role "
-                            f"(roles: {', '.join(sorted(self.roles))})")
-        if problems:
-            raise PlanError(problems)
-
-    async def _adversarial(self) -> None:
-        """Challenge, fix and re-judge the finished work (orchestrator/adversarial), then write its report."""
-        adv = self.cfg.adversarial
-        loop = AdversarialLoop(adv, _LoopHost(self), objective=self.plan.objective, task_ids=set(self._tasks),
-                               parallel=min(adv.max_parallel, self._max_agents()), past=self.dir.read_events(),
-                               record=self.dir.record, phase=self._phase)
-        try:
-            done = await loop.run()
-        finally:
-            write_report(self.dir)
-        self._note(f"adversarial loop: {done.rounds} round(s), stopped: {done.stopped}"
-                   + (f", score {done.baseline:.3f} -> {done.final:.3f}" if done.baseline is not None
-                      and done.final is not None else ""))
-
-    def _phase(self, text: str) -> None:
+    def phase(self, text: str) -> None:
         self.dir.write_run(phase=text)
-        self._note(text)
+        self.note(text)
 
     def _write_twin(self) -> None:
         """The run's RDF twin (graph.nq), projected from the journal now that it is complete. It is a cache
@@ -417,7 +357,7 @@ class Run:
                 for task_id, priority in ev.priorities.items():
                     self.plan.tasks = [t.model_copy(update={"priority": priority}) if t.id == task_id else t
                                        for t in self.plan.tasks]
-        self._tasks = {t.id: t for t in self.plan.tasks}
+        self.tasks = {t.id: t for t in self.plan.tasks}
         statuses = R.task_statuses(past)
         self.attempts = Attempts.from_journal(past, self.dir.reports_dir)
         self.attempts.requeue(statuses, self.plan)
@@ -486,7 +426,7 @@ class Run:
         if self.progress:
             self.progress.activity(task_id, shown, f"{agent_id}: {detail}" if shown != "running" else "")
 
-    def _note(self, text: str) -> None:
+    def note(self, text: str) -> None:
         if self.progress:
             self.progress.note(text)
 
@@ -499,7 +439,7 @@ class Run:
         await asyncio.to_thread(kill_group, pgid)
         return True
 
-    def _agent_started(self, task_id: str, subtask_id: str, agent_id: str, pid: int) -> None:
+    def agent_started(self, task_id: str, subtask_id: str, agent_id: str, pid: int) -> None:
         self.agent_groups[agent_id] = pid
         self.dir.record(R.AgentStarted, task_id=task_id, subtask_id=subtask_id, agent_id=agent_id, pid=pid,
                         pgid=pid, start_time=process_start_time(pid))
@@ -508,9 +448,9 @@ class Run:
     def _on_change(self, task_id: str, status: str, reason: str) -> None:
         self.dir.record(R.TaskStatusChanged, task_id=task_id, status=status, reason=reason)
         if status == "parked" and task_id not in self.ledger.waiting():
-            task = self._tasks[task_id]
+            task = self.tasks[task_id]
             self.ledger.append(task_id, "parked", reason=task.park_reason or "irreversible")
-            self._note(f"{task_id} is parked ({task.park_reason}): approve it with "
+            self.note(f"{task_id} is parked ({task.park_reason}): approve it with "
                        f"`acteon-swarm park approve {self.run_id} {task_id}`, then `run --resume {self.run_id}`")
         if self.scheduler is not None:
             self.dir.write_checkpoint(dict(self.scheduler.statuses))
@@ -527,9 +467,9 @@ class Run:
                                                 "the integration head, with the report")
 
     async def _attempt(self, spec: TaskSpec) -> TaskOutcome:
-        task = self._tasks[spec.id]
+        task = self.tasks[spec.id]
         if self.places is None:
-            return await self._work(task, None, None)
+            return await self.work(task, None, None)
         place = await self.places.prepare(task, self.attempts.name(task.id))
         waited: list[str] = []
 
@@ -545,185 +485,93 @@ class Run:
                                            waiting=waiting, lapsed=lapsed) as held:
                 if waited:
                     self._on_change(task.id, "running", "scope claimed")
-                return await self._work(task, place, held)
+                return await self.work(task, place, held)
         except ClaimRefused as e:
-            return await self._after_task(task, TaskOutcome("failed", f"scope claim refused: {e}"), str(e))
+            return await self.after_task(task, TaskOutcome("failed", f"scope claim refused: {e}"), str(e))
 
-    async def _agent_key_for(self, task: Task, agent_id: str, place: Worktree | None, held: Held | None) -> str:
+    async def agent_key_for(self, task: Task, agent_id: str, place: Worktree | None, held: Held | None) -> str:
         """In a worktree each agent gets a key of its own: the gateway then knows who calls whatever the call
         claims, and holds it to its worktree (and an isolated task to its file scope and claim)."""
         if place is None:
-            return self._agent_key
+            return self.agent_key
         return await self.client.mint_key(self.run_id, TaskPlaces.binding(task, agent_id, place, held))
 
-    async def _work(self, task: Task, place: Worktree | None, held: Held | None) -> TaskOutcome:
+    async def work(self, task: Task, place: Worktree | None, held: Held | None) -> TaskOutcome:
         if place is not None and task.id in self.attempts.merge_pending:
             # Resumed after its agents finished and its merge began: the merge is finished, not the work redone.
             self.attempts.merge_pending.discard(task.id)
-            return await self._after_task(task, await self._land(task, place), "")
+            return await self.after_task(task, await self._land(task, place), "")
         workdir = place.path if place is not None else Path(self.plan.scope.working_directory)
         if len(task.depends_on) > 1 and self.cfg.synthesis.enabled:
             await self._synthesize(task, workdir)
         if task.lens is not None:
-            return await self._lens(task, place, held, workdir)
+            return await run_lens(self, task, place, held, workdir)
         last_output = ""
         for sub in task.subtasks:  # subtasks of a task run in order
             agent_id = f"{task.id}.{sub.id}"
-            self.dir.record(R.SubtaskStarted, task_id=task.id, subtask_id=sub.id, agent_id=agent_id,
-                            engine="command" if sub.command is not None else self.opts.engine)
-            ctx = SubtaskContext(
-                run_id=self.run_id, agent_id=agent_id, role=task.assigned_role, task_id=task.id, subtask_id=sub.id,
+            result = await self.session(
+                task, sub.id, engine="command" if sub.command is not None else self.opts.engine, workdir=workdir,
+                place=place, held=held, command=sub.command,
                 prompt=self._prompt(task, sub, agent_id, place) if sub.prompt is not None else None,
-                command=sub.command, workdir=workdir, agent_dir=self.dir.agent_dir(agent_id),
-                gateway_url=self.opts.gateway_url, agent_key=await self._agent_key_for(task, agent_id, place, held),
-                timeout_s=float(sub.timeout_seconds or self.opts.subtask_timeout_s), client=self.client,
-                base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
-                on_start=functools.partial(self._agent_started, task.id, sub.id, agent_id),
-                extra_env=self._extra_env(task, agent_id, place),
-            )
-            try:
-                engine = self.command_engine if sub.command is not None else self.ai_engine
-                if engine is None:
-                    raise EngineError(f"subtask {sub.id} has a prompt but the run's engine is 'command'; "
-                                      "use --engine claude or gemini")
-                try:
-                    result = await engine.run_subtask(ctx)
-                finally:
-                    self.agent_groups.pop(agent_id, None)
-            except EngineError as e:
-                self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=sub.id, agent_id=agent_id, ok=False,
-                                detail=str(e))
-                return await self._after_task(task, TaskOutcome("failed", str(e)), str(e))
-            if agent_id in self.monitor_kills:
-                result.ok, result.detail = False, self.monitor_kills[agent_id]
-            self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=sub.id, agent_id=agent_id, ok=result.ok,
-                            returncode=result.returncode, timed_out=result.timed_out, duration_s=result.duration_s,
-                            detail=result.detail[:2000], **result.usage)
+                timeout_s=float(sub.timeout_seconds or self.opts.subtask_timeout_s))
             self._record_findings(task.id, agent_id, result.output)
             last_output = result.output or result.detail
             if not result.ok:
-                return await self._after_task(task, TaskOutcome("failed", f"{sub.id}: {result.detail}"[:500]),
-                                              last_output)
+                return await self.after_task(task, TaskOutcome("failed", f"{sub.id}: {result.detail}"[:500]),
+                                             last_output)
         # Saved before the merge: a resume that finishes an interrupted merge still has it for a synthesis.
-        self._save_output(task.id, last_output)
+        self.save_output(task.id, last_output)
         outcome = await self._land(task, place) if place is not None else TaskOutcome("done")
-        return await self._after_task(task, outcome, last_output)
+        return await self.after_task(task, outcome, last_output)
 
-    # --- lens swarms ------------------------------------------------------------------------------
-    async def _lens(self, task: Task, place: Worktree | None, held: Held | None, workdir: Path) -> TaskOutcome:
-        """A lens task: its members in parallel (each a clean agent session), then the merged report
-        (orchestrator/lenses), which is the task's output for the tasks that depend on it."""
-        assert task.lens is not None
-        swarm = LensSwarm(task.id, task.lens, self.dir.path / "lens" / task.id, root=str(workdir),
-                          parallel=self._lens_parallel(task))
-        made = await swarm.run(functools.partial(self._run_member, task, place, held, workdir),
-                               self._merger_for(task, workdir))
-        merger = made.report["merger"]
-        self.dir.record(R.LensMerged, task_id=task.id, result=made.result, members=len(task.lens.members),
-                        answered=made.report["answered"], min_quorum=task.lens.quorum,
-                        clusters=len(made.report["clusters"]), warnings=made.warnings,
-                        answered_by=[f"{task.id}.{m['id']}" for m in made.report["members"]
-                                     if m["status"] == "answered"],
-                        merger_engine=merger["engine"], merger_fallback=merger["fallback"],
-                        merger_reason=merger["reason"], file=str(made.json_file), **made.merger_usage)
-        self._save_output(task.id, made.markdown)
-        for warning in made.warnings:
-            self._note(f"{task.id}: {warning}")
-        summary = (f"lens {made.result}: {made.report['answered']} of {len(task.lens.members)} answered, "
-                   f"{len(made.report['clusters'])} finding cluster(s)")
-        if made.result == "insufficient_data":
-            outcome = TaskOutcome("failed", f"insufficient_data: no member answered ({'; '.join(made.warnings)})"[:500])
-        elif made.result == "below_quorum" and task.lens.strict:
-            outcome = TaskOutcome("failed", f"{summary} (strict: {'; '.join(made.warnings)})"[:500])
-        else:
-            outcome = TaskOutcome("done", summary)
-        return await self._after_task(task, outcome, made.markdown)
-
-    async def _run_member(self, task: Task, place: Worktree | None, held: Held | None, workdir: Path,
-                          member: LensMember) -> MemberRun:
-        """One lens member as one agent session of its own: its own key and folder, the task's role (read-only
-        unless the plan says otherwise), no memory of other members or runs, its own wall clock."""
-        assert task.lens is not None
-        agent_id = f"{task.id}.{member.id}"
-        engine_name = member.engine or ("command" if member.command is not None else self.opts.engine)
-        agent_dir = self.dir.agent_dir(agent_id)
-        prompt = self._member_prompt(task, member, place)
-        (agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
-        self.dir.record(R.SubtaskStarted, task_id=task.id, subtask_id=member.id, agent_id=agent_id, engine=engine_name)
+    async def session(self, task: Task, sub_id: str, *, engine: str, workdir: Path, place: Worktree | None,
+                      held: Held | None, timeout_s: float, prompt: str | None = None, command: str | None = None,
+                      model: str | None = None, extra_env: dict[str, str] | None = None) -> SubtaskResult:
+        """One agent session (a subtask, a lens member): journaled from start to finish, its process group known
+        to the monitor and to a resume, its own key in a worktree. An engine that cannot start it, or the monitor
+        killing it, is a failed result, never an exception."""
+        agent_id = f"{task.id}.{sub_id}"
+        self.dir.record(R.SubtaskStarted, task_id=task.id, subtask_id=sub_id, agent_id=agent_id, engine=engine)
         ctx = SubtaskContext(
-            run_id=self.run_id, agent_id=agent_id, role=task.assigned_role, task_id=task.id, subtask_id=member.id,
-            prompt=prompt if member.command is None else None, command=member.command, workdir=workdir,
-            agent_dir=agent_dir, gateway_url=self.opts.gateway_url,
-            agent_key=await self._agent_key_for(task, agent_id, place, held),
-            timeout_s=float(member.timeout_seconds or task.lens.timeout_seconds or self.opts.subtask_timeout_s),
-            client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
-            on_start=functools.partial(self._agent_started, task.id, member.id, agent_id),
-            extra_env={**self._extra_env(task, agent_id, place), "ACTEON_LENS_PROMPT": str(agent_dir / "prompt.md")},
-            model=member.model)
+            run_id=self.run_id, agent_id=agent_id, role=task.assigned_role, task_id=task.id, subtask_id=sub_id,
+            prompt=prompt, command=command, workdir=workdir, agent_dir=self.dir.agent_dir(agent_id),
+            gateway_url=self.opts.gateway_url, agent_key=await self.agent_key_for(task, agent_id, place, held),
+            timeout_s=timeout_s, client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
+            on_start=functools.partial(self.agent_started, task.id, sub_id, agent_id),
+            extra_env={**self.extra_env(task, agent_id, place), **(extra_env or {})}, model=model)
         try:
-            result = await get_engine(engine_name).run_subtask(ctx)
+            if prompt is not None and engine == "command":
+                raise EngineError(f"subtask {sub_id} has a prompt but the run's engine is 'command'; "
+                                  "use --engine claude or gemini")
+            result = await get_engine(engine).run_subtask(ctx)
         except EngineError as e:
             result = SubtaskResult(ok=False, detail=str(e))
         finally:
             self.agent_groups.pop(agent_id, None)
         if agent_id in self.monitor_kills:
             result.ok, result.detail = False, self.monitor_kills[agent_id]
-        self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=member.id, agent_id=agent_id, ok=result.ok,
+        self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=sub_id, agent_id=agent_id, ok=result.ok,
                         returncode=result.returncode, timed_out=result.timed_out, duration_s=result.duration_s,
                         detail=result.detail[:2000], **result.usage)
-        return MemberRun(ok=result.ok, answer=read_answer(result), timed_out=result.timed_out, detail=result.detail,
-                         duration_s=result.duration_s, engine=engine_name, usage=result.usage)
+        return result
 
-    def _member_prompt(self, task: Task, member: LensMember, place: Worktree | None) -> str:
-        assert task.lens is not None
-        role = self.roles[task.assigned_role]
-        inputs = [f"Input from the work this task builds on: {text}" for text in self._inputs(task)]
-        sub = Subtask(id=member.id, name=f"lens {member.id}", prompt=member_prompt(task.lens, member))
-        text = render_prompt(role, task=task, subtask=sub, plan=self.plan, findings=inputs,
-                             max_findings_chars=self.cfg.memory.max_injected_chars,
-                             workdir=str(place.path) if place is not None else None)
-        return f"{text.rstrip()}\n\n{ANSWER_INSTRUCTIONS}\n"
-
-    def _merger_for(self, task: Task, workdir: Path) -> AskMerger | None:
-        """How the lens task's merger is asked: a clean session with no tools (None: a command run without a
-        merger command, where the counted findings are the report)."""
-        assert task.lens is not None
-        spec = task.lens.merger
-        engine = spec.engine or self.opts.engine
-        if engine == "command" and spec.command is None:
-            return None
-        asking = RefinerSection.model_validate({"engine": engine, "model": spec.model, "command": spec.command,
-                                                "timeout_seconds": spec.timeout_seconds})
-
-        async def ask_merger(prompt: str) -> MergerAnswer:
-            try:
-                text, usage = await ask_with_usage(
-                    asking, engine=engine, prompt=prompt, workdir=workdir,
-                    agent_dir=self.dir.agent_dir(f"{task.id}.merger"), env=self.opts.env,
-                    gateway_url=self.opts.gateway_url, agent_key=self._agent_key, run_id=self.run_id,
-                    agent_id=f"{task.id}.merger", pass_env=tuple(self.cfg.safety.pass_env))
-            except RefinerUnavailable as e:
-                raise MergerUnavailable(e.reason) from None
-            return MergerAnswer(text, engine, usage)
-
-        return ask_merger
-
-    def _inputs(self, task: Task) -> list[str]:
+    # --- what a task receives from its parents ------------------------------------------------
+    def inputs(self, task: Task) -> list[str]:
         """What a task receives from its parents: the synthesis where branches meet, else the merged report
         of a lens task it depends on."""
         if task.id in self._synthesis_files:
             return [self._synthesis_files[task.id].read_text(encoding="utf-8", errors="replace")]
-        return [self._output_of(d) for d in task.depends_on if d in self._tasks and self._tasks[d].lens is not None]
+        return [self.output_of(d) for d in task.depends_on if d in self.tasks and self.tasks[d].lens is not None]
 
     # --- synthesis at convergence -----------------------------------------------------------------
-    def _save_output(self, task_id: str, text: str) -> None:
+    def save_output(self, task_id: str, text: str) -> None:
         """A task's final output once all its subtasks succeeded: what a synthesis where its branch meets
         others reads (only done tasks are ever read: a join starts after its parents are done)."""
         out = self.dir.path / "outputs"
         out.mkdir(mode=0o700, exist_ok=True)
         write_text_atomic(out / f"{task_id}.txt", text)
 
-    def _output_of(self, task_id: str) -> str:
+    def output_of(self, task_id: str) -> str:
         path = self.dir.path / "outputs" / f"{task_id}.txt"
         return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
@@ -731,10 +579,10 @@ class Run:
         """The parents' outputs condensed for ``task`` (kept in ``synthesis/<task>.md``; a resume reuses it)."""
         path = self.dir.path / "synthesis" / f"{task.id}.md"
         if not path.exists():
-            parents = [(self._tasks[d], self._output_of(d)) for d in task.depends_on if d in self._tasks]
+            parents = [(self.tasks[d], self.output_of(d)) for d in task.depends_on if d in self.tasks]
             made = await synthesize(self.cfg.synthesis, run_engine=self.opts.engine, task=task, parents=parents,
                                     workdir=workdir, agent_dir=self.dir.agent_dir(f"synthesis.{task.id}"),
-                                    env=self.opts.env, gateway_url=self.opts.gateway_url, agent_key=self._agent_key,
+                                    env=self.opts.env, gateway_url=self.opts.gateway_url, agent_key=self.agent_key,
                                     run_id=self.run_id, pass_env=tuple(self.cfg.safety.pass_env))
             path.parent.mkdir(mode=0o700, exist_ok=True)
             write_text_atomic(path, made.text)
@@ -747,17 +595,17 @@ class Run:
         return await self.places.finish(task, place, functools.partial(self._on_merge, task.id),
                                         self.attempts.name(task.id))
 
-    def _extra_env(self, task: Task, agent_id: str, place: Worktree | None) -> dict[str, str]:
+    def extra_env(self, task: Task, agent_id: str, place: Worktree | None) -> dict[str, str]:
         env = git_identity(agent_id) if place is not None else {}
         report = self.attempts.report(task.id)
         if report is not None:
             env["ACTEON_RETRY_REPORT"] = report  # a retried task's failed attempt, for commands
         if task.id in self._synthesis_files:
             env["ACTEON_SYNTHESIS"] = str(self._synthesis_files[task.id])  # its parents' work, condensed
-        if task.id in self._fixes:
-            env["ACTEON_CHALLENGE"] = str(self._fixes[task.id][1])  # the challenge a recovery agent fixes
+        if task.id in self.fixes:
+            env["ACTEON_CHALLENGE"] = str(self.fixes[task.id][1])  # the challenge a recovery agent fixes
         lenses = [str(self.dir.path / "lens" / d / "merged.json") for d in task.depends_on
-                  if d in self._tasks and self._tasks[d].lens is not None]
+                  if d in self.tasks and self.tasks[d].lens is not None]
         if lenses:
             env["ACTEON_LENS_REPORT"] = os.pathsep.join(lenses)  # merged.json of each lens task it depends on
         return env
@@ -787,7 +635,7 @@ class Run:
                                + self._synthesis_files[task.id].read_text(encoding="utf-8", errors="replace"))
         else:
             findings[:0] = [f"Merged report of the lens swarm this task builds on: {text}"
-                            for text in self._inputs(task)]
+                            for text in self.inputs(task)]
         text = render_prompt(role, task=task, subtask=sub, plan=self.plan, findings=findings,
                              max_findings_chars=self.cfg.memory.max_injected_chars,
                              workdir=str(place.path) if place is not None else None,
@@ -806,17 +654,17 @@ class Run:
             self.memory.sync_run(self.dir)
 
     # --- refiner -----------------------------------------------------------------------------------
-    async def _after_task(self, task: Task, outcome: TaskOutcome, result_text: str) -> TaskOutcome:
+    async def after_task(self, task: Task, outcome: TaskOutcome, result_text: str) -> TaskOutcome:
         """Ask the refiner what to change now that ``task`` is over, before its dependents can start (the
         task counts as running until then), and apply the checked decision to the live schedule."""
-        if self.refiner is None or self.scheduler is None or self.cancel_reason or task.id not in self._tasks:
+        if self.refiner is None or self.scheduler is None or self.cancel_reason or task.id not in self.tasks:
             return outcome  # (a fix of the adversarial loop is not a task of the plan)
         statuses = {**self.scheduler.statuses, task.id: outcome.status}
         decision = await refine(
             self.cfg.refiner, engine=self.opts.engine, plan=self.plan, finished_task=task, result_text=result_text,
             statuses=statuses, roles=self.roles, workdir=Path(self.plan.scope.working_directory),
             agent_dir=self.dir.agent_dir(f"refiner.{task.id}"), env=self.opts.env, gateway_url=self.opts.gateway_url,
-            agent_key=self._agent_key, run_id=self.run_id, pass_env=tuple(self.cfg.safety.pass_env),
+            agent_key=self.agent_key, run_id=self.run_id, pass_env=tuple(self.cfg.safety.pass_env),
             retried=frozenset(self.attempts.by_refiner))
         try:
             self._apply(decision)
@@ -826,7 +674,7 @@ class Run:
                                       fallback=True, answer=decision.answer)
         self.dir.record(R.RefinerDecision, **decision.to_event_fields())
         if decision.action != "continue" or decision.fallback:
-            self._note(f"refiner after {task.id}: {decision.action.upper()}"
+            self.note(f"refiner after {task.id}: {decision.action.upper()}"
                        + (f" (fallback: {decision.reason})" if decision.fallback else ""))
         return outcome
 
@@ -838,7 +686,7 @@ class Run:
         elif decision.action == "reprioritize":
             self.scheduler.reprioritize(decision.priority_map())
             for task_id, priority in decision.priority_map().items():
-                self._tasks[task_id] = self._tasks[task_id].model_copy(update={"priority": priority})
+                self.tasks[task_id] = self.tasks[task_id].model_copy(update={"priority": priority})
         elif decision.action == "retry":
             # The task is still running (the refiner is asked before it ends): _run_task runs it again at once.
             for task_id in decision.retried:
@@ -849,104 +697,6 @@ class Run:
             new = decision.added_task
             self.scheduler.add_task(self._spec(new, len(self.plan.tasks)))
             self.plan.tasks.append(new)
-            self._tasks[new.id] = new
+            self.tasks[new.id] = new
             if self.watcher is not None:
                 self.watcher.add_task(new.id)
-
-
-class _LoopHost:
-    """What the adversarial loop asks of the run: scores, the challenger, fixes, the change, the outputs."""
-
-    def __init__(self, run: Run) -> None:
-        self.run = run
-
-    async def score_head(self) -> tuple[str, EvalResult]:
-        return await self.run._score_head("adversarial.eval")
-
-    async def challenge(self, prompt: str) -> tuple[str, str, dict[str, Any]]:
-        run, adv = self.run, self.run.cfg.adversarial
-        engine = adv.challenger_engine or run.opts.engine
-        asking = RefinerSection.model_validate({"engine": engine, "model": adv.challenger_model,
-                                                "command": adv.challenger_command,
-                                                "timeout_seconds": adv.challenger_timeout_seconds})
-        rounds = sum(1 for e in run.dir.read_events() if isinstance(e, R.ChallengeRound)) + 1
-        agent_id = f"challenger.r{rounds}"
-        try:
-            text, usage = await ask_with_usage(asking, engine=engine, prompt=prompt,
-                                               workdir=Path(run.plan.scope.working_directory),
-                                               agent_dir=run.dir.agent_dir(agent_id), env=run.opts.env,
-                                               gateway_url=run.opts.gateway_url, agent_key=run._agent_key,
-                                               run_id=run.run_id, agent_id=agent_id,
-                                               pass_env=tuple(run.cfg.safety.pass_env))
-        except RefinerUnavailable as e:
-            raise ChallengerUnavailable(e.reason) from None
-        return text, engine, usage
-
-    async def fix(self, fix_id: str, challenge: Challenge, gate: Gate) -> FixResult:
-        """One recovery agent on its own branch from the integration head; its fix lands through the merge
-        queue only past the target's verify commands and the eval gate."""
-        run, adv = self.run, self.run.cfg.adversarial
-        assert run.places is not None
-        target = run._tasks.get(challenge.target_task or "")
-        folder = run.dir.path / "adversarial"
-        folder.mkdir(mode=0o700, exist_ok=True)
-        write_atomic(folder / f"{fix_id}.json", challenge.to_json())
-        sub = (Subtask(id=f"{fix_id}-1", name="fix", command=adv.recovery_command,
-                       timeout_seconds=adv.recovery_timeout_seconds) if run.opts.engine == "command" else
-               Subtask(id=f"{fix_id}-1", name="fix", prompt=recovery_prompt(
-                   challenge, f"{target.name}: {target.description}" if target else ""),
-                       timeout_seconds=adv.recovery_timeout_seconds))
-        task = Task(id=fix_id, name=f"fix: {challenge.description[:80]}", assigned_role=adv.recovery_role,
-                    isolate=True, verify=[*(target.verify if target else []), EVAL_GATE], subtasks=[sub])
-        run._fixes[fix_id] = (gate, folder / f"{fix_id}.json")
-        if run.watcher is not None:
-            run.watcher.add_task(fix_id)  # its agent's calls are journaled and watched like any task's
-        place = await run.places.prepare(task)
-        outcome = await run._work(task, place, None)
-        return FixResult(outcome.status == "done", outcome.detail, place.branch or "")
-
-    def change(self) -> str:
-        assert self.run.places is not None
-        return self.run.places.ws.change()
-
-    def outputs(self) -> dict[str, str]:
-        return {t.id: self.run._output_of(t.id) for t in self.run.plan.tasks}
-
-
-def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stats: dict[str, Any],
-            events: list[Any] | None = None) -> str:
-    lines = [f"# Swarm run {run_id}: {status}", "", f"**Objective:** {plan.objective}", "", "## Tasks", "",
-             "| task | role | status |", "|---|---|---|"]
-    for t in plan.tasks:
-        lines.append(f"| {t.id} — {t.name} | {t.assigned_role} | {statuses.get(t.id, 'pending')} |")
-    if stats:
-        lines += ["", "## Gateway", ""]
-        lines += [f"- {k.replace('_', ' ')}: {v}" for k, v in stats.items() if k != "run_id"]
-    events = events or []
-    usage = UsageTotals()
-    for ev in events:
-        if isinstance(ev, R.SubtaskFinished):
-            usage.add(ev.agent_id, ev)
-        elif isinstance(ev, R.LensMerged):
-            usage.add(f"{ev.task_id}.merger", ev)
-        elif isinstance(ev, R.ChallengeRound):
-            usage.add(f"challenger.r{ev.round}", ev)
-    line = usage_line(usage.to_json())
-    if line:
-        lines += ["", "## Usage", "", line]
-    decisions = [e for e in events if isinstance(e, R.RefinerDecision)]
-    if decisions:
-        lines += ["", "## Refiner", ""]
-        lines += [f"- after {d.after_task}: {d.action.upper()}" + (" (fallback)" if d.fallback else "")
-                  + (f" — {d.reason}" if d.reason else "") for d in decisions]
-    if any(isinstance(e, R.ChallengeRound) for e in events):
-        lines += ["", "## Adversarial loop", "", "See adversarial.md: " + adversarial_line(events)]
-    alerts = [e for e in events if isinstance(e, R.Alert)]
-    if alerts:
-        lines += ["", "## Monitor alerts", ""]
-        lines += [f"- {a.kind} ({a.action}): {a.detail}" for a in alerts]
-    findings = [e for e in events if isinstance(e, R.Finding)]
-    if findings:
-        lines += ["", "## Findings", ""]
-        lines += [f"- [{', '.join(f.topics)}] {f.text}" if f.topics else f"- {f.text}" for f in findings]
-    return "\n".join(lines) + "\n"
