@@ -95,7 +95,9 @@ class Lens(_Model):
     merge_mode: MergeMode = "consensus-first"
     consensus: float = Field(default=0.75, gt=0, le=1, description=(
         "Share of the answering members that must support a finding before its severity is promoted."))
-    read_only: bool = Field(default=True, description="Members must have a role that cannot change files.")
+    read_only: bool = Field(default=True, description=(
+        "The task's role must not change files. False: members get the role's tools (to run tests, say), but "
+        "nothing a lens task writes is merged."))
     merger: LensMerger = Field(default_factory=LensMerger)
 
     @model_validator(mode="after")

@@ -39,6 +39,8 @@ def writes_files(role: Role) -> bool:
 
 
 def is_isolated(task: Task, role: Role | None, in_repository: bool) -> bool:
+    if task.lens is not None:
+        return False  # a lens swarm's members share a detached view: nothing of a lens task is merged
     if task.isolate is not None:
         return task.isolate
     return in_repository and role is not None and writes_files(role)

@@ -31,6 +31,7 @@ class Script:
     subagents: dict[str, list[Step]] = field(default_factory=dict)  # marker in the first prompt -> steps
     finals: dict[str, str] = field(default_factory=dict)  # marker in the first prompt -> its final text
     requests: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)  # the URL path of each request (Gemini's names the model)
 
     def tool_results(self) -> list[str]:
         """Every tool result text the CLI sent back to the model, in order (both dialects)."""
@@ -143,6 +144,7 @@ def fake_model(script: Script) -> Iterator[str]:
             length = int(self.headers.get("Content-Length") or 0)
             req = json.loads(self.rfile.read(length) or b"{}")
             script.requests.append(req)
+            script.paths.append(self.path)
             if self.path.startswith("/v1/messages"):
                 body = _claude_reply(script, req)
             elif ":streamGenerateContent" in self.path or ":generateContent" in self.path:

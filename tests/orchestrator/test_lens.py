@@ -228,3 +228,34 @@ def test_kill_9_mid_swarm_then_resume_does_not_ask_members_that_answered(tmp_pat
     assert sorted(ran) == ["m0", "m1", "m2", "m2"]  # m2 was interrupted and asked again; m0 and m1 were not
     merged = json.loads((state / "runs" / "lr" / "lens" / "review" / "merged.json").read_text())
     assert merged["result"] == "ok" and merged["clusters"][0]["votes"] == 3
+
+
+def test_in_a_git_repository_members_share_a_view_and_nothing_of_a_lens_is_merged(tmp_path: Path) -> None:
+    from tests.worktrees.test_parallel_writers import git, snapshot, user_repo
+
+    repo = user_repo(tmp_path)
+    before = snapshot(repo)
+    answer = tmp_path / "a.json"
+    answer.write_text(json.dumps({"findings": [finding("src/app.py", 1)]}))
+    # read_only false with a writing role: the members may write (here: a scratch file), in a shared view.
+    members = [{"id": f"m{i}", "command": f"echo scratch > scratch-m{i}.txt && cat {answer}"} for i in range(2)]
+    lens = lens_task("review", members, read_only=False)
+    lens["assigned_role"] = "coder"
+    p = write_plan(tmp_path, plan(repo, [lens]))
+    toml = tmp_path / "swarm.toml"
+    toml.write_text("[defaults]\nenable_refiner = false\n")
+    r = cli("run", "--plan", str(p), "--engine", "command", "--state-dir", str(tmp_path / "state"), "--run-id", "gl",
+            "--config", str(toml), "--json", env={"ACTEON_URL": ""})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["tasks"] == {"review": "done"}
+    merged = json.loads((tmp_path / "state" / "runs" / "gl" / "lens" / "review" / "merged.json").read_text())
+    assert merged["clusters"][0]["votes"] == 2
+    assert git(repo, "rev-parse", "acteon/gl/integration") == before["head"]  # nothing merged
+    assert git(repo, "branch", "--list", "acteon/gl/review") == ""  # no task branch: members worked in a view
+    assert snapshot(repo) == before
+    # read_only (the default) with a role that writes is refused before anything runs.
+    lens["lens"]["read_only"] = True
+    p = write_plan(tmp_path, plan(repo, [lens]))
+    r = cli("run", "--plan", str(p), "--engine", "command", "--state-dir", str(tmp_path / "state"), "--run-id", "gl2",
+            "--config", str(toml), "--json", env={"ACTEON_URL": ""})
+    assert r.returncode == 2 and "role 'coder', which can change files" in r.stderr

@@ -1,8 +1,10 @@
-"""A lens swarm with the real ``claude`` binary against the fake model: three reviewer members, each its own
-gated claude session that reads the code and answers in the findings schema, one of them trying to take
-over the merger; the merger (a fourth clean session, no tools) receives every member's findings fenced
-under a random tag — the fake model server captures the prompt it got — and the counted report still
-carries the honest members' agreed finding."""
+"""Lens swarms with the real ``claude`` and ``gemini`` binaries against the fake model.
+
+Three reviewer members, each its own gated claude session that reads the code and answers in the findings
+schema, one of them trying to take over the merger: the merger (a fourth clean session, no tools) receives
+every member's findings fenced under a random tag — the fake model server captures the prompt it got — and
+the counted report still carries the honest members' agreed finding. And a quorum of models: the same
+question to members that differ only by engine and model, each CLI started with its member's model."""
 
 from __future__ import annotations
 
@@ -99,3 +101,47 @@ def test_claude_lens_swarm_counts_votes_and_fences_an_injecting_member(claude_bi
     rows = json.loads(g.stdout)["results"]["bindings"]
     merger_tokens = shown["usage"]["agents"]["review.merger"]["input_tokens"]
     assert len(rows) == 1 and int(rows[0]["tokens"]["value"]) == merger_tokens > 0
+
+
+def test_a_quorum_of_models_on_two_engines_asks_each_with_its_own_model(claude_bin, gemini_bin, sandbox) -> None:
+    """The same question to three members that differ only by engine and model: each CLI is started with the
+    member's model (the fake server sees which), all three answers count, and the agreed finding is consensus."""
+    ws, home = sandbox.workspace, sandbox.home
+    (ws / "app.py").write_text("import os\nos.system(input())\n")
+    (home / ".gemini").mkdir(mode=0o700)
+    (home / ".gemini" / "settings.json").write_text(json.dumps({
+        "security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False}, "model": {"name": "gemini-2.5-flash"}}))
+    question = "QUORUM-QUESTION: is app.py safe?"
+    plan = {
+        "id": "quorum-plan", "objective": "quorum", "status": "approved", "estimated_actions": 30,
+        "scope": {"working_directory": str(ws), "max_agents": 3},
+        "tasks": [{"id": "q", "name": "quorum", "assigned_role": "reviewer", "kind": "lens", "lens": {
+            "question": question, "members": [{"id": "c-sonnet", "engine": "claude", "model": "sonnet"},
+                                              {"id": "c-opus", "engine": "claude", "model": "opus"},
+                                              {"id": "g-pro", "engine": "gemini", "model": "gemini-2.5-pro"}]}}],
+    }
+    (sandbox.root / "plan.json").write_text(json.dumps(plan))
+    answer = findings(("shell injection: input() into os.system", "security", "critical", "app.py:2"))
+    script = Script(steps=[], subagents={"QUORUM-QUESTION": [], MERGER_MARK: []},
+                    finals={MERGER_MARK: "c1: all three members agree (3/3).", "QUORUM-QUESTION": answer})
+    state = sandbox.root / "state"
+    with fake_model(script) as model:
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(ROOT),
+               "ANTHROPIC_BASE_URL": model, "ANTHROPIC_API_KEY": "sk-ant-fake",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+               "GOOGLE_GEMINI_BASE_URL": model, "GEMINI_API_KEY": "fake", "GEMINI_TELEMETRY_ENABLED": "false",
+               "ACTEON_CLAUDE_BIN": claude_bin, "ACTEON_GEMINI_BIN": gemini_bin}
+        r = subprocess.run([sys.executable, "-m", "orchestrator.cli", "run", "--plan", str(sandbox.root / "plan.json"),
+                            "--engine", "claude", "--state-dir", str(state), "--run-id", "quorum", "--json"],
+                           capture_output=True, text=True, env=env, cwd=ws, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    merged = json.loads((state / "runs" / "quorum" / "lens" / "q" / "merged.json").read_text())
+    assert merged["result"] == "ok" and merged["answered"] == 3
+    (agreed,) = merged["clusters"]
+    assert (agreed["votes"], agreed["tier"], agreed["severity"]) == (3, "consensus", "critical")
+    assert {m["id"]: m["engine"] for m in merged["members"]} == {"c-sonnet": "claude", "c-opus": "claude",
+                                                                 "g-pro": "gemini"}
+    claude_models = {str(q.get("model", "")) for q in script.requests if "messages" in q}
+    assert any("sonnet" in m for m in claude_models) and any("opus" in m for m in claude_models), claude_models
+    assert any("/models/gemini-2.5-pro:" in path for path in script.paths), script.paths
