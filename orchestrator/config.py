@@ -46,6 +46,12 @@ def _http_url(url: str | None) -> str | None:
     return url
 
 
+def _no_model_for_commands(engine: str | None, model: str | None, what: str) -> None:
+    # A model for a command is an option that would silently do nothing.
+    if engine == "command" and model is not None:
+        raise ValueError(f"{what} runs a command, not a model: drop its model")
+
+
 Regex = Annotated[str, StringConstraints(min_length=1), AfterValidator(_regex)]
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 
@@ -107,6 +113,7 @@ class RefinerSection(_Section):
     def _command_for_command_engine(self) -> RefinerSection:
         if self.engine == "command" and self.command is None:
             raise ValueError("'command' is required when the refiner engine is 'command'")
+        _no_model_for_commands(self.engine, self.model, "the refiner")
         return self
 
 
@@ -146,6 +153,7 @@ class AdversarialSection(_Section):
     def _command_for_command_engine(self) -> AdversarialSection:
         if self.challenger_engine == "command" and self.challenger_command is None:
             raise ValueError("'challenger_command' is required when the challenger engine is 'command'")
+        _no_model_for_commands(self.challenger_engine, self.challenger_model, "the challenger")
         return self
 
 
@@ -161,6 +169,8 @@ class EvalHarnessSection(_Section):
     def _command_when_enabled(self) -> EvalHarnessSection:
         if self.enabled and self.command is None:
             raise ValueError("'command' is required when the eval harness is enabled")
+        if not self.enabled and self.pass_threshold is not None:
+            raise ValueError("pass_threshold does nothing while the eval harness is off: set enabled = true")
         return self
 
 
@@ -175,6 +185,11 @@ class SynthesisSection(_Section):
     timeout_seconds: int = Field(default=120, ge=1)
     max_input_chars: int = Field(default=12_000, ge=100, le=1_000_000)  # of all parents' outputs together
     max_chars: int = Field(default=4_000, ge=100, le=100_000)  # of the synthesis the task receives
+
+    @model_validator(mode="after")
+    def _command_for_command_engine(self) -> SynthesisSection:
+        _no_model_for_commands(self.engine, self.model, "the synthesizer")
+        return self
 
 
 class WorktreesSection(_Section):

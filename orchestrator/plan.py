@@ -115,6 +115,8 @@ class Lens(_Model):
                 raise ValueError(f"lens member '{m.id}' has a command: it runs no model (drop 'model')")
         if self.merger.engine == "command" and self.merger.command is None:
             raise ValueError("the lens merger's engine is 'command' but it has no 'command'")
+        if self.merger.engine == "command" and self.merger.model is not None:
+            raise ValueError("the lens merger runs a command, not a model: drop its model")
         return self
 
     @property

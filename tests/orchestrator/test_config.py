@@ -181,3 +181,15 @@ def test_parse_config_names_its_source() -> None:
     with pytest.raises(ConfigError) as info:
         parse_config({"defaults": {"nope": 1}}, "inline")
     assert info.value.errors[0].startswith("inline: defaults.nope: unknown key")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("[refiner]\nengine = 'command'\ncommand = 'x'\nmodel = 'opus'\n", "the refiner runs a command, not a model"),
+    ("[synthesis]\nengine = 'command'\nmodel = 'opus'\n", "the synthesizer runs a command, not a model"),
+    ("[adversarial]\nchallenger_engine = 'command'\nchallenger_command = 'x'\nchallenger_model = 'opus'\n",
+     "the challenger runs a command, not a model"),
+    ("[eval_harness]\npass_threshold = 0.5\n", "pass_threshold does nothing while the eval harness is off"),
+])
+def test_an_option_that_would_do_nothing_is_an_error(tmp_path: Path, text: str, expected: str) -> None:
+    found = errors(tmp_path, text)
+    assert len(found) == 1 and expected in found[0], found
