@@ -15,15 +15,17 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from redis.asyncio.client import Redis
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway import console
 from gateway.analyzer import Analyzer, shared_analyzer
-from gateway.api import approvals, claims, dispatch, health, hooks, rules, runs
+from gateway.api import approvals, claims, dispatch, health, hooks, operators, rules, runs
 from gateway.auth import Authenticator, ensure_admin_key, ensure_default_agent_key, hash_key
 from gateway.config import Settings
+from gateway.console.live import Hub
 from gateway.dispatch import Dispatcher
 from gateway.errors import GatewayError, StoreUnavailable
 from gateway.metrics import Metrics
@@ -33,6 +35,7 @@ from gateway.state import GatewayState
 from gateway.store import runs as run_store
 from gateway.store.backend import Backend, Clock, connect
 from gateway.store.guard import refuse_open_store, store_endpoints
+from gateway.webhooks import WebhookConfig, Webhooks
 from hook import contract as c
 
 log = logging.getLogger("acteon.gateway")
@@ -105,6 +108,7 @@ def create_app(
     """Build a gateway. ``clock`` (ms) replaces Redis TIME — for tests only; ``redis`` injects a client;
     ``analyzer`` replaces the process's shared shell analyzer."""
     settings = settings or Settings.from_env()
+    settings.check()
     embedded = not settings.redis_url
     if settings.redis_url and not settings.insecure_redis and redis is None:
         refuse_open_store(settings.redis_url)  # raises OpenStore: never serve on a store anyone can rewrite
@@ -127,12 +131,18 @@ def create_app(
         analyzer = shared_analyzer()
     if analyzer is not None:
         analyzer.start()  # the children import the parser while the app finishes starting
+    webhook_config = None if settings.webhook_url is None else WebhookConfig(
+        url=settings.webhook_url, secret=settings.webhook_secret or "", console_url=settings.console_url)
     state = GatewayState(
         settings=settings, backend=backend, policy=policy, auth=Authenticator(backend, admin_key),
         dispatcher=Dispatcher(backend, policy, metrics, settings.home, secret_paths, analyzer),
         metrics=metrics, notifier=Notifier(backend, policy.refresh_global),
-        embedded=embedded, admin_key_file=admin_key_file,
+        embedded=embedded, admin_key_file=admin_key_file, webhooks=Webhooks(backend, webhook_config),
     )
+    hub = Hub(backend, metrics)
+    state.notifier.on_approval.append(hub.approval_changed)
+    if webhook_config is not None:
+        hub.on_new_approval.append(state.webhooks.approval_created)
 
     state.auth.remember(default_agent_key, c.DEFAULT_RUN_ID)
 
@@ -146,6 +156,7 @@ def create_app(
         except StoreUnavailable as e:  # start anyway; health says so and decisions resume later
             log.warning("state store unavailable at start-up: %s", e)
         state.notifier.start()
+        state.webhooks.start()
         checker = asyncio.create_task(_version_checks(policy))
         # Everything allocated so far (modules, the compiled pack, the parser) lives as long as the
         # process: move it out of the collector's sight so full collections stay short (p99).
@@ -155,6 +166,8 @@ def create_app(
             yield
         finally:
             checker.cancel()
+            await hub.stop()
+            await state.webhooks.stop()
             await state.notifier.stop()
             with contextlib.suppress(Exception):
                 await backend.redis.aclose()
@@ -167,14 +180,16 @@ def create_app(
     )
     app.state.gateway = state
     for r in (dispatch.router, hooks.router, runs.router, rules.router, rules.vocabulary_router, approvals.router,
-              claims.router, health.router):
+              claims.router, health.router, operators.router):
         app.include_router(r)
 
     @app.exception_handler(GatewayError)
-    async def _gateway_error(_r: Request, exc: GatewayError) -> JSONResponse:
+    async def _gateway_error(request: Request, exc: GatewayError) -> Response:
         if isinstance(exc, StoreUnavailable):
             metrics.store_errors.inc()
-            return _error(exc.status, exc.code, "state store unavailable; try again")
+            exc = StoreUnavailable("state store unavailable; try again")
+        if console.wants_page(request):
+            return console.error_page(request, exc)
         return _error(exc.status, exc.code, exc.message)
 
     @app.exception_handler(RequestValidationError)
@@ -197,6 +212,7 @@ def create_app(
         log.error("unexpected error: %s: %s", type(exc).__name__, exc)
         return _error(500, "internal", "internal error")
 
+    console.install(app, hub)
     # Ours, not FastAPI's max_body_size: that one answers 413 in plain text, and every error here is JSON.
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     return app

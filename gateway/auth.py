@@ -1,8 +1,9 @@
 """Bearer-key authentication.
 
 Keys are stored and compared as SHA-256 digests, in constant time. The admin key comes from
-``ACTEON_ADMIN_KEY`` (or, in embedded mode, a generated file readable only by its owner); agent keys
-are minted per run and may act only for that run. Agent keys are cached per process after the first
+``ACTEON_ADMIN_KEY`` (or, in embedded mode, a generated file readable only by its owner); operator keys
+are named, with a role (gateway.store.operators); agent keys are minted per run and may act only for
+that run, and never decide anything a human must. Agent keys are cached per process after the first
 lookup so that a dispatch stays one Redis round trip.
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from gateway.errors import Forbidden, Unauthorized
 from gateway.scope import Binding
-from gateway.store import runs
+from gateway.store import operators, runs
 from gateway.store.backend import Backend
 from hook import contract as c
 
@@ -26,22 +27,42 @@ ADMIN_KEY_FILE = "admin.key"
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    kind: str  # "admin" | "agent"
+    kind: str  # "admin" | "operator" | "agent"
     run_id: str | None = None
     name: str = "admin"
     binding: Binding | None = None  # an agent key minted for one agent: its identity and file scope
+    role: str | None = "admin"  # of a person: viewer | operator | admin; None for an agent
 
     @property
     def is_admin(self) -> bool:
-        return self.kind == "admin"
+        return self.role == "admin"
+
+    @property
+    def is_person(self) -> bool:
+        return self.kind != "agent"
+
+    def require(self, role: str) -> None:
+        """The caller is a person whose role allows ``role`` (viewer < operator < admin)."""
+        if self.role is None:
+            raise Forbidden(f"this needs an operator key with the role '{role}'; an agent key cannot do it")
+        if not operators.role_allows(self.role, role):
+            raise Forbidden(f"operator '{self.name}' is a {self.role}; this needs the role '{role}'")
 
     def require_admin(self) -> None:
-        if not self.is_admin:
-            raise Forbidden("this needs the admin key; an agent key cannot do it")
+        self.require("admin")
 
     def require_run(self, run_id: str) -> None:
-        if not self.is_admin and self.run_id != run_id:
+        """May read ``run_id``'s approvals: any person, or an agent of that run."""
+        if not self.is_person and self.run_id != run_id:
             raise Forbidden(f"this key is not valid for run '{run_id}'")
+
+    def require_actor(self, run_id: str) -> None:
+        """May act as an agent of ``run_id`` (dispatch, post events): its agents, or the admin."""
+        if self.is_person:
+            if not self.is_admin:
+                raise Forbidden(f"operator '{self.name}' does not dispatch agent calls")
+            return
+        self.require_run(run_id)
 
 
 def hash_key(key: str) -> str:
@@ -92,7 +113,7 @@ class Authenticator:
 
     def remember(self, key: str, run_id: str) -> None:
         """Know an agent key without asking Redis (the default run's key, minted by this process)."""
-        self._agents[hash_key(key)] = Principal("agent", run_id, name=f"agent-key:{run_id}")
+        self._agents[hash_key(key)] = Principal("agent", run_id, name=f"agent-key:{run_id}", role=None)
 
     async def principal(self, authorization: str | None) -> Principal:
         if not authorization:
@@ -101,19 +122,26 @@ class Authenticator:
         key = key.strip()
         if scheme.lower() != "bearer" or not key or len(key) > 512:
             raise Unauthorized("expected Authorization: Bearer <key>")
-        digest = hash_key(key)
+        return await self.principal_of(hash_key(key))
+
+    async def principal_of(self, digest: str) -> Principal:
+        """The principal of a key given as its SHA-256 (the console session keeps only that)."""
         if hmac.compare_digest(bytes.fromhex(digest), self._admin_digest):
             return Principal("admin")
         principal = self._agents.get(digest)
         if principal is None:
             owner = await runs.agent_key_owner(self._backend, digest)
             if owner is None:
-                raise Unauthorized("unknown key")
+                # Operator keys are never cached: a revoked operator is refused at its next request.
+                person = await operators.owner(self._backend, digest)
+                if person is None:
+                    raise Unauthorized("unknown key")
+                return Principal("operator", name=person[0], role=person[1])
             run_id, bound = owner
             binding = None if bound is None else Binding(
                 agent_id=str(bound["agent_id"]), root=bound.get("root"), scope=tuple(bound.get("scope") or ()),
                 claim_key=str(bound.get("claim_key") or ""), token=str(bound.get("token") or ""))
-            principal = Principal("agent", run_id, name=f"agent-key:{run_id}", binding=binding)
+            principal = Principal("agent", run_id, name=f"agent-key:{run_id}", binding=binding, role=None)
             if len(self._agents) > 100_000:
                 self._agents.clear()
             self._agents[digest] = principal

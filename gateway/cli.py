@@ -14,7 +14,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="acteon-gateway",
         description="Run the acteon-swarm policy gateway. Every agent tool call is sent here before it runs.",
-        epilog=f"Environment: {c.ENV_REDIS_URL} (unset = embedded in-process store), {c.ENV_ADMIN_KEY}, "
+        epilog="Operator keys: acteon-gateway operators add NAME --role viewer|operator|admin (also list, revoke). "
+        f"Environment: {c.ENV_REDIS_URL} (unset = embedded in-process store), {c.ENV_ADMIN_KEY}, "
         f"{c.ENV_RULES_DIR}, {c.ENV_STATE_DIR}.",
     )
     p.add_argument("--host", default=c.DEFAULT_HOST, help="address to bind (default %(default)s, loopback)")
@@ -32,6 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["operators"]:
+        from gateway.operators_cli import main as operators_main
+
+        return operators_main(argv[1:])
     args = build_parser().parse_args(argv)
     if args.rules is not None:
         if not args.rules.is_dir():

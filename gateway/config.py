@@ -11,6 +11,10 @@ from hook import contract as c
 
 ENV_INSECURE_REDIS = "ACTEON_INSECURE_REDIS"  # set by --insecure-redis for the server's workers
 ENV_RULES_FROM_FILE = "ACTEON_RULES_FROM_FILE"  # set by --rules-from-file
+ENV_WEBHOOK_URL = "ACTEON_WEBHOOK_URL"  # notifications: a new approval, a run's end (gateway.webhooks)
+ENV_WEBHOOK_SECRET = "ACTEON_WEBHOOK_SECRET"  # noqa: S105 (a variable name) — the HMAC-SHA256 key the receiver checks signatures with
+ENV_CONSOLE_URL = "ACTEON_CONSOLE_URL"  # the console's address as people reach it, for links in notifications
+ENV_CONSOLE_SESSION_S = "ACTEON_CONSOLE_SESSION_S"  # how long a console sign-in lasts (default 8 h)
 
 
 def bundled_rules_dir() -> Path:
@@ -40,6 +44,10 @@ class Settings:
     # Make the rules directory the pack in force at start-up, replacing one uploaded through the API
     # (the way back after the store lost an API pack; gateway.policy).
     rules_from_file: bool = False
+    webhook_url: str | None = None
+    webhook_secret: str | None = None
+    console_url: str = c.DEFAULT_URL
+    console_session_s: int = 8 * 3600
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -53,4 +61,19 @@ class Settings:
         s.admin_key = e.get(c.ENV_ADMIN_KEY) or None
         s.insecure_redis = e.get(ENV_INSECURE_REDIS, "") in ("1", "true", "yes")
         s.rules_from_file = e.get(ENV_RULES_FROM_FILE, "") in ("1", "true", "yes")
+        s.webhook_url = e.get(ENV_WEBHOOK_URL) or None
+        s.webhook_secret = e.get(ENV_WEBHOOK_SECRET) or None
+        s.console_url = e.get(ENV_CONSOLE_URL) or s.console_url
+        if e.get(ENV_CONSOLE_SESSION_S, "").isdigit():
+            s.console_session_s = max(60, int(e[ENV_CONSOLE_SESSION_S]))
         return s
+
+    def check(self) -> None:
+        """Settings that would silently do nothing or leak are errors (ValueError, for a message)."""
+        if self.webhook_url is not None:
+            if not self.webhook_url.startswith(("http://", "https://")):
+                raise ValueError(f"{ENV_WEBHOOK_URL}: not an http(s) URL")
+            if not self.webhook_secret or len(self.webhook_secret) < 16:
+                raise ValueError(f"{ENV_WEBHOOK_URL} needs {ENV_WEBHOOK_SECRET} (16 characters or more) to sign with")
+        elif self.webhook_secret:
+            raise ValueError(f"{ENV_WEBHOOK_SECRET} is set but {ENV_WEBHOOK_URL} is not: nothing would be sent")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 
 @dataclass
@@ -26,4 +26,12 @@ class Metrics:
         )
         self.rule_reloads = Counter(
             "acteon_rule_reloads", "Rule packs (re)loaded, by scope", ["scope"], registry=self.registry,
+        )
+        self.console_subscribers = Gauge(
+            "acteon_console_subscribers", "Open live feeds of the operator console (SSE connections)",
+            registry=self.registry,
+        )
+        self.console_dropped = Counter(
+            "acteon_console_dropped", "Console feeds dropped because the browser fell too far behind",
+            registry=self.registry,
         )

@@ -96,9 +96,33 @@ class RulesPut(_Strict):
     rules: list[dict[str, Any]] | None = None
 
 
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+OperatorName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")]
+
+
 class Resolution(_Strict):
     reason: ShortText | None = None
-    by: Ident | None = None
+    by: Ident | None = None  # the admin key only: who decided (an operator key decides as its operator)
+    # SHA-256 of the document the person was shown (gateway.reveal); required from operator keys.
+    shown_sha256: Sha256 | None = None
+
+
+class OperatorCreate(_Strict):
+    name: OperatorName
+    role: Literal["viewer", "operator", "admin"] = "operator"
+
+
+TaskState = Literal["pending", "ready", "running", "done", "failed", "skipped", "blocked", "cancelled", "parked",
+                    "conflict", "verify_failed", "interrupted", "eval_failed", "started"]
+
+
+class RunStateIn(_Strict):
+    """The orchestrator reporting a task's new state (``task_id`` empty: the run's own state, e.g. its end)."""
+
+    task_id: Annotated[str, StringConstraints(max_length=256, pattern=r"^[^\x00-\x1f]*$")] = ""
+    state: TaskState
+    reason: ShortText | None = None
+    final: bool = False  # the run ended with this state
 
 
 class EventIn(_Strict):

@@ -1,4 +1,5 @@
-"""Wake long-polling approval waiters when an approval is resolved, in any gateway process.
+"""Wake long-polling approval waiters when an approval is resolved, in any gateway process, and tell
+the console (and webhooks) about new and resolved approvals.
 
 One pub/sub subscription per process fans messages out to in-process events. If the subscription
 drops (Redis restart), waiters still wake on their own short re-check interval, so a lost message
@@ -26,6 +27,8 @@ class Notifier:
     def __init__(self, backend: Backend, on_rules: Callable[[], Awaitable[None]]) -> None:
         self._backend = backend
         self._on_rules = on_rules
+        # Called with (approval id, created: True | resolved: False) for every approval message.
+        self.on_approval: list[Callable[[str, bool], None]] = []
         self._waiters: dict[str, set[asyncio.Event]] = {}
         self._task: asyncio.Task[None] | None = None
 
@@ -80,7 +83,13 @@ class Notifier:
                     if data == "rules":
                         await self._on_rules()
                     elif data.startswith("approval:"):
-                        self.wake(data.split(":", 1)[1])
+                        approval_id = data.split(":", 1)[1]
+                        self.wake(approval_id)
+                        for listener in self.on_approval:
+                            listener(approval_id, False)
+                    elif data.startswith("approval-new:"):
+                        for listener in self.on_approval:
+                            listener(data.split(":", 1)[1], True)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # Redis gone: retry with backoff, waiters fall back to re-checks

@@ -12,6 +12,7 @@ from gateway.metrics import Metrics
 from gateway.notify import Notifier
 from gateway.policy import Policy
 from gateway.store.backend import Backend
+from gateway.webhooks import Webhooks
 
 
 @dataclass
@@ -25,3 +26,4 @@ class GatewayState:
     notifier: Notifier
     embedded: bool
     admin_key_file: Path | None
+    webhooks: Webhooks

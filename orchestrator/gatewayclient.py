@@ -90,6 +90,14 @@ class GatewayClient:
     async def stats(self, run_id: str) -> dict[str, Any]:
         return dict(await self._call("GET", f"/runs/{run_id}/stats"))
 
+    async def run(self, run_id: str) -> dict[str, Any]:
+        """The run as the gateway holds it (``status`` is ``cancelled`` once anyone cancelled it there)."""
+        return dict(await self._call("GET", f"/runs/{run_id}"))
+
+    async def post_state(self, run_id: str, change: dict[str, Any]) -> None:
+        """A task's (or the run's) new state, for the operator console."""
+        await self._call("POST", f"/runs/{run_id}/state", json=change)
+
     async def cancel(self, run_id: str) -> dict[str, Any]:
         return dict(await self._call("POST", f"/runs/{run_id}/cancel"))
 
@@ -134,9 +142,16 @@ class GatewayClient:
         params = {k: v for k, v in {"run": run_id, "status": status, "limit": 1000}.items() if v is not None}
         return list((await self._call("GET", "/approvals", params=params))["approvals"])
 
-    async def resolve(self, approval_id: str, approve: bool, by: str, reason: str = "") -> dict[str, Any]:
+    async def approval(self, approval_id: str) -> dict[str, Any]:
+        """One approval, with the document a person is shown (``shown``) and its ``shown_sha256``."""
+        return dict(await self._call("GET", f"/approvals/{approval_id}"))
+
+    async def resolve(self, approval_id: str, approve: bool, by: str, reason: str = "",
+                      shown_sha256: str | None = None) -> dict[str, Any]:
+        """Decide. ``shown_sha256``: the hash of what the person saw; the gateway refuses the decision if the
+        approval is no longer that (an operator key must send it)."""
         verb = "approve" if approve else "reject"
-        body = {"by": by, "reason": reason or None}
+        body = {"by": by, "reason": reason or None, "shown_sha256": shown_sha256}
         return dict(await self._call("POST", f"/approvals/{approval_id}/{verb}", json=body))
 
     async def dispatch(self, key: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from orchestrator.process import become_subreaper, kill_group, process_start_tim
 from orchestrator.progress import Progress
 from orchestrator.refiner import RefinerOutcome, refine
 from orchestrator.refiner.ask import refiner_engine
+from orchestrator.reporter import StateReporter
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
 from orchestrator.summary import summary
@@ -87,6 +88,7 @@ class Run:
         # The orchestrator's own commands (verify, eval) run on the command engine whatever the run's engine.
         self.command_engine = get_engine("command")
         self.client = GatewayClient(opts.gateway_url, opts.admin_key)
+        self.reporter = StateReporter(self.client, run_id)
         self.cancel_reason: str | None = None
         self.scheduler: Scheduler | None = None
         self.tasks = {t.id: t for t in plan.tasks}
@@ -162,6 +164,8 @@ class Run:
                            overrides=self.opts.overrides)
         self.dir.record(R.RunStarted, run_id=self.run_id, plan_id=self.plan.id, engine=self.opts.engine, pid=pid,
                         resumed=self.opts.resume)
+        self.reporter.start()
+        self.reporter.run_state("started", "resumed" if self.opts.resume else "")
         initial: dict[str, Any] | None = self._replay(past) if self.opts.resume else None
         initial = self._apply_park_decisions(initial or {}) or None
         if workspace is not None:
@@ -182,7 +186,7 @@ class Run:
         self.watcher = Watcher(run_dir=self.dir, past=past, client=self.client, run_id=self.run_id,
                                cfg=self.cfg.monitor, task_ids=list(self.tasks), kill_agent=self._kill_agent,
                                note=self.note, max_duration_s=max_s, unfinished=self._unfinished,
-                               activity=self._activity)
+                               activity=self._activity, on_cancelled=self.cancel)
         watching = asyncio.create_task(self.watcher.run())
         try:
             statuses = await self.scheduler.run(deadline=time.monotonic() + max_s)
@@ -391,6 +395,8 @@ class Run:
             stats = await self.client.stats(self.run_id)
             write_atomic(self.dir.stats_file, stats)
         self.dir.record(R.RunFinished, status=status, reason=reason)
+        self.reporter.run_ended(status, reason)
+        await self.reporter.close()
         self.dir.write_run(status=status, finished_at=R.now_iso())
         self.dir.summary_file.write_text(summary(self.plan, self.run_id, status, statuses, stats,
                                                  self.dir.read_events()), encoding="utf-8")
@@ -447,6 +453,7 @@ class Run:
     # --- tasks -------------------------------------------------------------------------------------
     def _on_change(self, task_id: str, status: str, reason: str) -> None:
         self.dir.record(R.TaskStatusChanged, task_id=task_id, status=status, reason=reason)
+        self.reporter.task(task_id, status, reason)
         if status == "parked" and task_id not in self.ledger.waiting():
             task = self.tasks[task_id]
             self.ledger.append(task_id, "parked", reason=task.park_reason or "irreversible")

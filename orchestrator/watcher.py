@@ -33,7 +33,7 @@ class Watcher:
     def __init__(self, *, run_dir: R.RunDir, past: list[Any], client: GatewayClient, run_id: str,
                  cfg: MonitorSection, task_ids: list[str], kill_agent: KillAgent, note: Note, max_duration_s: float,
                  unfinished: Callable[[], int], clock: Callable[[], float] = time.monotonic,
-                 activity: Activity | None = None) -> None:
+                 activity: Activity | None = None, on_cancelled: Callable[[str], None] | None = None) -> None:
         """``past``: the journal's events before this process started (a resume carries on after the last
         call journaled and never repeats an alert)."""
         self.dir, self.client, self.run_id, self.cfg = run_dir, client, run_id, cfg
@@ -43,6 +43,7 @@ class Watcher:
         self.clock, self.started, self.max_duration_s = clock, clock(), max_duration_s
         self._stop = asyncio.Event()
         self.activity = activity
+        self.on_cancelled = on_cancelled  # the run was cancelled at the gateway (the console, another CLI)
 
     async def run(self) -> None:
         """Poll until :meth:`stop`, then drain what is left."""
@@ -73,12 +74,26 @@ class Watcher:
             self.dir.record(R.ToolCompleted, **done)
         if calls or completions:
             await self._snapshot_stats()
+        await self._check_cancelled()
         if self.cfg.enabled:
             deadline = self.detector.check_deadline(elapsed_s=self.clock() - self.started,
                                                     max_s=self.max_duration_s, unfinished=self.unfinished())
             if deadline is not None:
                 await self._act(deadline)
         return len(calls) + len(completions)
+
+    async def _check_cancelled(self) -> None:
+        """A run cancelled at the gateway (an operator in the console) stops here too: its agents are already
+        refused every call, and their process groups are killed like on `acteon-swarm cancel`."""
+        if self.on_cancelled is None:
+            return
+        try:
+            run = await self.client.run(self.run_id)
+        except GatewayError:
+            return
+        if run.get("status") == "cancelled":
+            self.on_cancelled("cancelled at the gateway (the operator console or the API)")
+            self.on_cancelled = None
 
     async def _snapshot_stats(self) -> None:
         """Keep the run folder's copy of the gateway's counters current while the run goes, so `status` of a

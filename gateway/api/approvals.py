@@ -1,4 +1,5 @@
-"""Human approvals (SPEC §2.5). Only the admin key resolves them: an agent can never approve itself."""
+"""Human approvals (SPEC §2.5). Only people with the operator role (or the admin key) resolve them, each
+decision carrying the hash of what they were shown: an agent can never approve itself."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from gateway.api.deps import Admin, Caller, State
+from gateway.api.deps import Caller, Operator, State
+from gateway.auth import Principal
+from gateway.errors import BadRequest, Forbidden
 from gateway.models import RUN_ID_PATTERN, Resolution
+from gateway.state import GatewayState
 from gateway.store import approvals, runs
 from hook import contract as c
 
@@ -24,7 +28,7 @@ async def list_approvals(
     status: Status | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
-    if not who.is_admin:
+    if not who.is_person:
         if run is None:
             run = who.run_id
         who.require_run(run or "")
@@ -55,20 +59,31 @@ async def wait_approval(
     return await st.notifier.await_resolution(approval_id, timeout_s)
 
 
-async def _resolve(st: State, who: Any, approval_id: str, body: Resolution | None, approve: bool) -> dict[str, Any]:
+async def resolve(
+    st: GatewayState, who: Principal, approval_id: str, body: Resolution | None, approve: bool
+) -> dict[str, Any]:
+    """One decision by a person. An operator key decides as its operator and must say what it was shown;
+    the admin key (automation, the CLI) may name the person and decide without a view."""
+    who.require("operator")
     body = body or Resolution()
     reason = body.reason or ""
-    by = body.by or who.name
+    if who.kind == "operator":
+        if body.by is not None and body.by != who.name:
+            raise Forbidden(f"operator '{who.name}' decides as itself, not as '{body.by}'")
+        if body.shown_sha256 is None:
+            raise BadRequest("shown_sha256: required from an operator key (the hash of what was shown)")
+    by = who.name if who.kind == "operator" else (body.by or who.name)
     if not approve and not reason.strip():
         reason = "rejected"
-    return await approvals.resolve(st.backend, approval_id, approve=approve, by=by, reason=reason)
+    return await approvals.resolve(st.backend, approval_id, approve=approve, by=by, reason=reason,
+                                   shown_sha256=body.shown_sha256)
 
 
 @router.post("/{approval_id}/approve")
-async def approve(approval_id: str, st: State, who: Admin, body: Resolution | None = None) -> dict[str, Any]:
-    return await _resolve(st, who, approval_id, body, approve=True)
+async def approve(approval_id: str, st: State, who: Operator, body: Resolution | None = None) -> dict[str, Any]:
+    return await resolve(st, who, approval_id, body, approve=True)
 
 
 @router.post("/{approval_id}/reject")
-async def reject(approval_id: str, st: State, who: Admin, body: Resolution | None = None) -> dict[str, Any]:
-    return await _resolve(st, who, approval_id, body, approve=False)
+async def reject(approval_id: str, st: State, who: Operator, body: Resolution | None = None) -> dict[str, Any]:
+    return await resolve(st, who, approval_id, body, approve=False)

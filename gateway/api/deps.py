@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -12,7 +13,7 @@ from gateway.state import GatewayState
 
 # Declared as a security scheme so the OpenAPI document (and its clients) know about the bearer key;
 # auto_error is off so that every failure answers in our own error format.
-bearer = HTTPBearer(auto_error=False, description="the admin key or a run's agent key")
+bearer = HTTPBearer(auto_error=False, description="the admin key, an operator key or a run's agent key")
 
 
 async def state(request: Request) -> GatewayState:
@@ -29,11 +30,16 @@ async def principal(
     return await st.auth.principal(header)
 
 
-async def admin(p: Annotated[Principal, Depends(principal)]) -> Principal:
-    p.require_admin()
-    return p
+def _role(needed: str) -> Callable[[Principal], Awaitable[Principal]]:
+    async def check(p: Annotated[Principal, Depends(principal)]) -> Principal:
+        p.require(needed)
+        return p
+
+    return check
 
 
 State = Annotated[GatewayState, Depends(state)]
-Caller = Annotated[Principal, Depends(principal)]
-Admin = Annotated[Principal, Depends(admin)]
+Caller = Annotated[Principal, Depends(principal)]  # anyone with a key; the route checks the run
+Viewer = Annotated[Principal, Depends(_role("viewer"))]  # a person: looks
+Operator = Annotated[Principal, Depends(_role("operator"))]  # a person who decides
+Admin = Annotated[Principal, Depends(_role("admin"))]  # a person who also manages rules, runs, operators

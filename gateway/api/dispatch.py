@@ -75,6 +75,6 @@ async def dispatch(request: Request) -> Response:
         body = DispatchRequest.model_validate_json(await request.body())
     except ValidationError as e:
         raise RequestValidationError([{**err, "loc": ("body", *err["loc"])} for err in e.errors()]) from None
-    who.require_run(body.run_id)
+    who.require_actor(body.run_id)
     result = await st.dispatcher.dispatch(body, dry_run=dry_run, binding=who.binding)
     return Response(orjson.dumps(result), media_type="application/json")

@@ -73,7 +73,7 @@ async def _handle(request: Request) -> Response:
     # Claude expands an unset $VAR in a header to "": treat empty as absent.
     run_id = headers.get(c.HEADER_RUN_ID) or who.run_id or c.DEFAULT_RUN_ID
     agent_id = headers.get(c.HEADER_AGENT_ID) or dialects.default_agent_id(event, dialects.CLAUDE)
-    who.require_run(run_id)
+    who.require_actor(run_id)
     if name == "PostToolUse":
         await _record_completion(st, run_id, dialects.completion(event, agent_id))
         return _json({})

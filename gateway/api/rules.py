@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from gateway.api.deps import Admin, Caller, State
+from gateway.api.deps import Admin, Caller, State, Viewer
 from gateway.errors import BadRequest
 from gateway.models import RulesPut
 from gateway.rules import Pack, RuleError, parse, vocabulary
@@ -45,7 +45,7 @@ def _parse_or_raise(body: RulesPut, source: str) -> tuple[Pack, list[Any]]:
 
 
 @router.get("")
-async def get_rules(st: State, _: Admin) -> dict[str, Any]:
+async def get_rules(st: State, _: Viewer) -> dict[str, Any]:
     p = st.policy.global_pack
     return {"version": p.version, "source": st.policy.global_source, "rules": p.to_list()}
 

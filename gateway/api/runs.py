@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
-from gateway.api.deps import Admin, Caller, State
+from gateway.api.deps import Admin, Caller, Operator, State, Viewer
 from gateway.auth import hash_key, new_key
 from gateway.errors import BadRequest
 from gateway.models import (
@@ -18,6 +18,7 @@ from gateway.models import (
     RulesPut,
     RunCreate,
     RunCreated,
+    RunStateIn,
 )
 from gateway.normalize import TOOL_ACTIONS
 from gateway.rules import RuleError, parse
@@ -75,22 +76,22 @@ async def mint_agent_key(run_id: RunPath, st: State, _: Admin, body: AgentKeyCre
 
 
 @router.get("")
-async def list_runs(st: State, _: Admin) -> dict[str, Any]:
+async def list_runs(st: State, _: Viewer) -> dict[str, Any]:
     return {"runs": await runs.list_runs(st.backend)}
 
 
 @router.get("/{run_id}")
-async def get_run(run_id: RunPath, st: State, _: Admin) -> dict[str, Any]:
+async def get_run(run_id: RunPath, st: State, _: Viewer) -> dict[str, Any]:
     return await runs.get(st.backend, run_id)
 
 
 @router.get("/{run_id}/stats")
-async def get_stats(run_id: RunPath, st: State, _: Admin) -> dict[str, Any]:
+async def get_stats(run_id: RunPath, st: State, _: Viewer) -> dict[str, Any]:
     return {"run_id": run_id, **(await runs.stats(st.backend, run_id))}
 
 
 @router.post("/{run_id}/cancel")
-async def cancel_run(run_id: RunPath, st: State, _: Admin) -> dict[str, Any]:
+async def cancel_run(run_id: RunPath, st: State, _: Operator) -> dict[str, Any]:
     """Every later dispatch for this run answers ``cancelled``."""
     await runs.cancel(st.backend, run_id)
     return await runs.get(st.backend, run_id)
@@ -100,12 +101,13 @@ async def cancel_run(run_id: RunPath, st: State, _: Admin) -> dict[str, Any]:
 async def get_audit(
     run_id: RunPath,
     st: State,
-    _: Admin,
+    _: Viewer,
     agent: Annotated[str | None, Query(max_length=256)] = None,
     outcome: Outcome | None = None,
     rule: Annotated[str | None, Query(max_length=100)] = None,
     action_type: ActionType | None = None,
     since: Annotated[int | None, Query(ge=0, description="only records at or after this time (ms)")] = None,
+    until: Annotated[int | None, Query(ge=0, description="only records at or before this time (ms)")] = None,
     cursor: Annotated[str | None, Query(max_length=64)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
@@ -113,8 +115,33 @@ async def get_audit(
     await runs.get(st.backend, run_id)
     filters = {k: v for k, v in
                (("agent_id", agent), ("outcome", outcome), ("rule", rule), ("action_type", action_type)) if v}
-    records, nxt = await audit.query(st.backend, run_id, filters=filters, since_ms=since, cursor=cursor, limit=limit)
+    records, nxt = await audit.query(st.backend, run_id, filters=filters, since_ms=since, cursor=cursor, limit=limit,
+                                     until_ms=until)
     return {"run_id": run_id, "records": records, "next_cursor": nxt}
+
+
+@router.post("/{run_id}/state", status_code=202)
+async def post_state(run_id: RunPath, body: RunStateIn, st: State, _: Admin) -> dict[str, Any]:
+    """The orchestrator reports a task state change (the console's run page shows them live)."""
+    await runs.get(st.backend, run_id)
+    entry = await audit.append_state(st.backend, run_id, body.model_dump())
+    if body.final:
+        st.webhooks.run_ended(run_id, body.state, body.reason or "")
+    return {"accepted": True, "cursor": entry}
+
+
+@router.get("/{run_id}/state")
+async def get_state(
+    run_id: RunPath,
+    st: State,
+    _: Viewer,
+    cursor: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
+) -> dict[str, Any]:
+    """Task state changes, oldest first, with ``next_cursor`` to page."""
+    await runs.get(st.backend, run_id)
+    changes, nxt = await audit.query_state(st.backend, run_id, cursor=cursor, limit=limit)
+    return {"run_id": run_id, "changes": changes, "next_cursor": nxt}
 
 
 # The event model's typed fields: the stream stores text, the API answers JSON booleans and numbers.
@@ -137,7 +164,7 @@ def _typed_event(ev: dict[str, Any]) -> dict[str, Any]:
 async def get_events(
     run_id: RunPath,
     st: State,
-    _: Admin,
+    _: Viewer,
     cursor: Annotated[str | None, Query(max_length=64)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
@@ -151,7 +178,7 @@ async def get_events(
 @router.post("/{run_id}/events", status_code=202)
 async def post_event(run_id: RunPath, body: EventIn, st: State, who: Caller) -> dict[str, Any]:
     """A tool completed (PostToolUse / AfterTool): duration, success, size."""
-    who.require_run(run_id)
+    who.require_actor(run_id)
     await runs.get(st.backend, run_id)
     return {"accepted": True, "event_id": await record_completion(st.backend, run_id, body)}
 
@@ -165,7 +192,7 @@ async def record_completion(backend: Backend, run_id: str, body: EventIn) -> str
 
 
 @router.get("/{run_id}/rules")
-async def get_run_rules(run_id: RunPath, st: State, _: Admin) -> dict[str, Any]:
+async def get_run_rules(run_id: RunPath, st: State, _: Viewer) -> dict[str, Any]:
     version, items = await runs.get_run_rules(st.backend, run_id)
     return {"run_id": run_id, "version": version, "rules": items}
 

@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from gateway import reveal
 from gateway.errors import Conflict, NotFound
 from gateway.models import RUN_ID_PATTERN
 from gateway.store import keys
@@ -47,7 +48,10 @@ def _view(raw: dict[str, str], now: int) -> dict[str, Any]:
         out.update(
             resolved_ms=int(raw["resolved_ms"]), resolved_by=raw.get("resolved_by"),
             resolution_reason=raw.get("resolution_reason") or None,
+            resolved_shown_sha256=raw.get("shown_sha256") or None,
         )
+    shown = reveal.render(out)
+    out.update(shown=shown.text, shown_escaped=shown.escaped, shown_sha256=shown.sha256)
     return out
 
 
@@ -80,13 +84,22 @@ async def list_for_run(backend: Backend, run_id: str, status: str | None, limit:
     return out
 
 
-async def resolve(backend: Backend, approval_id: str, *, approve: bool, by: str, reason: str) -> dict[str, Any]:
+async def resolve(
+    backend: Backend, approval_id: str, *, approve: bool, by: str, reason: str, shown_sha256: str | None,
+) -> dict[str, Any]:
+    """Approve or reject; with ``shown_sha256``, only if it is the digest of the item as it stands (what
+    the person saw is what is decided)."""
     run_id = run_of(approval_id)
+    if shown_sha256 is not None:
+        current = await get(backend, approval_id)
+        if current["shown_sha256"] != shown_sha256:
+            raise Conflict(f"approval '{approval_id}' is not what was shown (its content hash differs): "
+                           "look at it again before deciding")
     status = c.APPROVAL_APPROVED if approve else c.APPROVAL_REJECTED
     result = await backend.call(
         backend.script("resolve_approval.lua")(
             keys=[keys.approval(run_id, approval_id)],
-            args=[backend.now_arg(), status, by, reason, keys.NOTIFY_CHANNEL],
+            args=[backend.now_arg(), status, by, reason, keys.NOTIFY_CHANNEL, shown_sha256 or ""],
         )
     )
     if result[0] == "not_found":

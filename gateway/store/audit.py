@@ -1,6 +1,7 @@
-"""The audit trail (one stream entry per non-dry-run dispatch) and tool completion events.
+"""The audit trail (one stream entry per non-dry-run dispatch), tool completion events, and the
+orchestrator's task state changes.
 
-Both are Redis streams read oldest first with the same opaque cursor (the stream entry id), so one
+All three are Redis streams read oldest first with the same opaque cursor (the stream entry id), so one
 pager serves the audit route and the events route.
 """
 
@@ -84,6 +85,10 @@ async def _page(
     return out, last
 
 
+def matches(rec: dict[str, Any], filters: dict[str, str]) -> bool:
+    return all(rec.get(k) == v for k, v in filters.items())
+
+
 async def query(
     backend: Backend,
     run_id: str,
@@ -92,14 +97,16 @@ async def query(
     since_ms: int | None,
     cursor: str | None,
     limit: int,
+    until_ms: int | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Records oldest first after ``cursor``; returns (records, next cursor or None when done)."""
 
     def select(entry_id: str, fields: dict[str, str]) -> dict[str, Any] | None:
-        if since_ms is not None and int(fields.get("ts", 0)) < since_ms:
+        ts = int(fields.get("ts", 0))
+        if (since_ms is not None and ts < since_ms) or (until_ms is not None and ts > until_ms):
             return None
         rec = _record(entry_id, fields)
-        return rec if all(rec.get(k) == v for k, v in filters.items()) else None
+        return rec if matches(rec, filters) else None
 
     return await _page(backend, keys.audit(run_id), select=select, cursor=cursor, limit=limit)
 
@@ -126,3 +133,29 @@ async def append_event(backend: Backend, run_id: str, event: dict[str, Any]) -> 
     }
     fields["ts"] = str(await backend.now_ms())
     return str(await backend.call(backend.redis.xadd(keys.events(run_id), fields)))
+
+
+STATE_MAXLEN = 10_000  # task state changes kept per run (a run has far fewer)
+
+
+async def append_state(backend: Backend, run_id: str, change: dict[str, Any]) -> str:
+    """One task (or the run itself, ``task_id`` empty) changing state, as the orchestrator reports it."""
+    fields: dict[Any, Any] = {k: "" if v is None else str(v) for k, v in change.items()}
+    fields["ts"] = str(await backend.now_ms())
+    return str(await backend.call(
+        backend.redis.xadd(keys.run_state(run_id), fields, maxlen=STATE_MAXLEN, approximate=True)))
+
+
+async def query_state(
+    backend: Backend, run_id: str, *, cursor: str | None, limit: int
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Task state changes oldest first after ``cursor``."""
+    return await _page(backend, keys.run_state(run_id), select=_event, cursor=cursor, limit=limit)
+
+
+def state_entry(entry_id: str, fields: dict[str, str]) -> dict[str, Any]:
+    return _event(entry_id, fields)
+
+
+def audit_entry(entry_id: str, fields: dict[str, str]) -> dict[str, Any]:
+    return _record(entry_id, fields)

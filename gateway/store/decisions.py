@@ -44,8 +44,10 @@ class Decision:
 
 
 def fingerprint(call: Call) -> str:
-    """The identity of a call for approvals: same run, agent, action type and target."""
-    blob = "\x1f".join((call.run_id, call.agent_id, call.action_type, call.target))
+    """The identity of a call for approvals: same run, agent, action type, target and input. The input
+    counts: an approval shown as one edit of a file must not let a different edit of it through."""
+    shown_input = orjson.dumps(call.input, option=orjson.OPT_SORT_KEYS, default=str).decode()
+    blob = "\x1f".join((call.run_id, call.agent_id, call.action_type, call.target, shown_input))
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
@@ -115,14 +117,15 @@ async def decide(
             "run_id", run_id, "agent_id", call.agent_id, "role", call.role or "",
             "provider", call.provider, "tool", call.tool, "action_type", call.action_type,
             "target", call.target, "rule", rule_name, "reason", reason,
-            "input", orjson.dumps(call.input, default=str).decode()[:65536],
+            # Whole, never cut: a person approves the full input (the body limit bounds its size).
+            "input", orjson.dumps(call.input, default=str).decode(),
         ]
 
     outcome_if_allowed = c.REROUTED if terminal is not None and terminal.action == "reroute" else c.EXECUTED
     argv: list[str] = [
         backend.now_arg(), "1" if dry_run else "0", kind, rules_version, outcome_if_allowed,
         approval_id, str(timeout_ms), keys.approval_prefix(run_id), str(APPROVAL_RETENTION_MS),
-        str(len(approval_pairs) // 2), *approval_pairs,
+        keys.NOTIFY_CHANNEL, str(len(approval_pairs) // 2), *approval_pairs,
         rule_name, reason, orjson.dumps(audit).decode(),
         str(len(gates)), *gate_argv,
         call.agent_id, global_version, fence,

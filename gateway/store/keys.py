@@ -98,6 +98,30 @@ def claims_fence(repo_digest: str) -> str:
     return f"{_claims(repo_digest)}:fence"
 
 
+# Operators and their console sessions are global, like agent keys: never touched by a decision.
+OPERATORS = f"{PREFIX}:operators"  # hash: operator name -> the SHA-256 of its key
+
+
+def operator(key_hash: str) -> str:
+    """Hash: name, role, created_ms — the operator a key (stored as its SHA-256) belongs to."""
+    return f"{PREFIX}:operator:{key_hash}"
+
+
+def console_session(digest: str) -> str:
+    """Hash: name, role, csrf — a console sign-in (the cookie's SHA-256); expires with the session."""
+    return f"{PREFIX}:console-session:{digest}"
+
+
+def webhook_sent(event_id: str) -> str:
+    """String set once per delivered notification, so that only one gateway process sends it."""
+    return f"{PREFIX}:webhook-sent:{event_id}"
+
+
+def run_state(run_id: str) -> str:
+    """Stream: the orchestrator's task state changes for the run (the console's run page)."""
+    return f"{_run(run_id)}:state"
+
+
 def live_agents(run_id: str) -> str:
     """Zset: the run's live sub-agents ("<agent>|<tool use id or action id>" -> lease end, ms)."""
     return f"{_run(run_id)}:live-agents"

@@ -5,10 +5,14 @@ folder; the admin key is the state directory's 0600 ``admin.key``. So ``list`` a
 run of this state directory uses (plus ``$ACTEON_URL`` or the default address), and ``approve``/``reject``
 find the gateway from the run named inside the approval id (``apr-<hex>-<run>``). What is listed is what a
 human must judge: the full command (never cut), the agent and its role, the rule, how long it has waited.
+The command is printed as the gateway renders it for the console (hidden characters written out as
+``⟦U+…⟧``), and a decision carries the SHA-256 of exactly that text: the gateway refuses it if the
+approval is not what was printed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import time
@@ -88,9 +92,22 @@ def list_(
             print(f"run {current}")
         print(f"  {a['approval_id']}  {a['status']}  waiting {_age(a.get('created_ms') or 0)}  agent "
               f"{a.get('agent_id')} (role {a.get('role') or '-'})  rule {a.get('rule') or '-'}")
-        print(f"    {a.get('action_type')}: {a.get('target')}")
         if a.get("reason"):
             print(f"    why: {a['reason']}")
+        _show(a, indent="    ")
+
+
+def _show(a: dict[str, Any], indent: str = "") -> None:
+    """The document the console shows, as is (the gateway already made every hidden character visible)."""
+    shown = a.get("shown")
+    if shown is None:  # a journaled approval (its gateway is gone): the target is all there is
+        print(f"{indent}{a.get('action_type')}: {a.get('target')}")
+        return
+    if a.get("shown_escaped"):
+        print(f"{indent}!! {a['shown_escaped']} hidden or unusual character(s), written out as ⟦U+…⟧")
+    for line in str(shown).splitlines():
+        print(f"{indent}| {line}")
+    print(f"{indent}content sha256 {a.get('shown_sha256')}")
 
 
 def _journaled(rd: Any) -> list[dict[str, Any]]:
@@ -112,29 +129,40 @@ def _journaled(rd: Any) -> list[dict[str, Any]]:
     return [a for i, a in asked.items() if i not in ran]
 
 
-def _resolve(approval_id: str, approve: bool, reason: str, state_dir: Path | None) -> None:
+def _resolve(approval_id: str, approve: bool, reason: str, state_dir: Path | None, expect: str | None) -> None:
     state = state_of(state_dir)
     by = os.environ.get("USER", "operator")
     run_id = c.approval_run(approval_id)
     if run_id is None:
         raise fail(f"{approval_id!r} is not an approval id (apr-<16 hex>-<run>)")
-    a = gateway_call(state, run_id, lambda cl: cl.resolve(approval_id, approve, by, reason))
+    current = gateway_call(state, run_id, lambda cl: cl.approval(approval_id))
+    _show(current)
+    # The hash of the text just printed, computed here: what this terminal showed is what is decided.
+    digest = hashlib.sha256(str(current.get("shown", "")).encode("utf-8")).hexdigest()
+    if expect is not None and not digest.startswith(expect.lower()):
+        raise fail(f"{approval_id} is not what you reviewed (content sha256 {digest}, you expected {expect}): "
+                   "nothing decided")
+    a = gateway_call(state, run_id, lambda cl: cl.resolve(approval_id, approve, by, reason, digest))
     print(f"{a['approval_id']}: {a['status']} by {a.get('resolved_by')}")
+
+
+Expect = Annotated[str | None, typer.Option(
+    "--hash", help="decide only if the approval's content sha256 starts with this (from `approvals list`)")]
 
 
 @app.command("approve")
 def approve(
     approval_id: str, reason: Annotated[str, typer.Option("--reason")] = "",
-    state_dir: StateDir = None,
+    state_dir: StateDir = None, expect: Expect = None,
 ) -> None:
-    """Approve a pending call (admin key only: agents can never approve)."""
-    _resolve(approval_id, True, reason, state_dir)
+    """Approve a pending call, printed in full first (operators only: agents can never approve)."""
+    _resolve(approval_id, True, reason, state_dir, expect)
 
 
 @app.command("reject")
 def reject(
     approval_id: str, reason: Annotated[str, typer.Option("--reason", help="shown to the agent")] = "",
-    state_dir: StateDir = None,
+    state_dir: StateDir = None, expect: Expect = None,
 ) -> None:
     """Reject a pending call; the agent is told the reason."""
-    _resolve(approval_id, False, reason, state_dir)
+    _resolve(approval_id, False, reason, state_dir, expect)

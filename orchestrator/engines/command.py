@@ -32,10 +32,11 @@ class CommandEngine:
             await asyncio.sleep(wait_s)
             decision = await ctx.client.dispatch(ctx.agent_key, body)
         if decision[c.R_OUTCOME] == c.PENDING_APPROVAL and decision.get(c.R_APPROVAL_ID):
-            # Wait for a human within the subtask's time; approved → dispatch again, which consumes it.
+            # Wait for a human within the subtask's time, then ask again: approved → the call consumes it;
+            # rejected → the gateway answers with the person's reason, which is what the agent must hear.
             view = await ctx.client.wait_approval(ctx.agent_key, decision[c.R_APPROVAL_ID],
                                                   max(0.0, ctx.timeout_s - (time.monotonic() - started)))
-            if view.get("status") == c.APPROVAL_APPROVED:
+            if view.get("status") in (c.APPROVAL_APPROVED, c.APPROVAL_REJECTED):
                 decision = await ctx.client.dispatch(ctx.agent_key, body)
         if not decision[c.R_ALLOWED]:
             return SubtaskResult(

@@ -13,7 +13,8 @@
 -- ARGV: 1 now override (ms, '' = Redis TIME)   2 dry ('1'/'0')   3 kind (suppress|allow|approval)
 --       4 expected run rules version   5 outcome when allowed (executed|rerouted)
 --       6 new approval id   7 approval timeout ms   8 approval key prefix   9 retention ms
---       10 number of approval record pairs A, then A field/value pairs
+--       10 notify channel (a new approval is published there: the console's queue, webhooks)
+--       11 number of approval record pairs A, then A field/value pairs
 --       then: the terminal rule's name, its reason (replaced here when a gate, the quota, the run or a
 --             rejection decides), and the call's audit fields as one JSON string (packed by the gateway:
 --             one argument instead of dozens keeps the round trip cheap)
@@ -44,7 +45,7 @@ if not run[1] then return {'unknown_run'} end
 local rules_version = run[2] or '0'
 if rules_version ~= ARGV[4] then return {'stale_rules', rules_version} end
 
-local pos = 10
+local pos = 11
 local n_approval = tonumber(ARGV[pos])
 local approval_fields = {}
 for i = 1, n_approval * 2 do approval_fields[i] = ARGV[pos + i] end
@@ -87,6 +88,7 @@ end
 local retry = 0
 local approval_id = ''
 local approved_key = nil
+local decided_by, shown_sha256 = '', ''  -- of the approval this call consumed or was rejected by
 local quota_warn = 0
 
 local function create_approval()
@@ -100,6 +102,7 @@ local function create_approval()
   redis.call('PEXPIRE', KEYS[6], retention)
   redis.call('SET', KEYS[5], approval_id, 'PX', retention)
   redis.call('ZADD', KEYS[4], now, approval_id)
+  redis.call('PUBLISH', ARGV[10], 'approval-new:' .. approval_id)
 end
 
 local may_run = false
@@ -112,7 +115,8 @@ elseif kind == 'approval' then
   else
     -- Same slot as KEYS[5] (hash tag), built from the id the fingerprint points to.
     local akey = ARGV[8] .. existing
-    local a = redis.call('HMGET', akey, 'status', 'expires_ms', 'use_by_ms', 'resolved_by', 'resolution_reason')
+    local a = redis.call('HMGET', akey, 'status', 'expires_ms', 'use_by_ms', 'resolved_by', 'resolution_reason',
+                         'shown_sha256')
     local status = a[1]
     if status == 'pending' and now < tonumber(a[2]) then
       outcome = 'pending_approval'
@@ -121,10 +125,12 @@ elseif kind == 'approval' then
       may_run = true
       approved_key = akey
       approval_id = existing
+      decided_by, shown_sha256 = a[4] or '', a[6] or ''
     elseif status == 'rejected' then
       outcome = 'suppressed'
       failed = -3
       approval_id = existing
+      decided_by, shown_sha256 = a[4] or '', a[6] or ''
       reason = 'rejected by ' .. (a[4] or 'an operator') .. ((a[5] and a[5] ~= '') and (': ' .. a[5]) or '')
     else
       -- expired, used, or vanished: a new call needs a new approval
@@ -248,7 +254,8 @@ end
 
 if not dry then
   redis.call('XADD', KEYS[3], '*', 'ts', now, 'outcome', outcome, 'rule', rule, 'reason', reason,
-             'retry_after_ms', retry, 'approval_id', approval_id, 'call', call_json)
+             'retry_after_ms', retry, 'approval_id', approval_id, 'decided_by', decided_by,
+             'shown_sha256', shown_sha256, 'call', call_json)
   redis.call('HINCRBY', KEYS[2], 'dispatched', 1)
   redis.call('HINCRBY', KEYS[2], outcome, 1)
   if quota_warn == 1 then redis.call('HINCRBY', KEYS[2], 'quota_warned', 1) end

@@ -5,6 +5,7 @@
 --
 -- KEYS: 1 approval hash
 -- ARGV: 1 now override (ms, '' = Redis TIME)  2 approved|rejected  3 by  4 reason  5 notify channel
+--       6 SHA-256 of what the person was shown ('' = the admin key decided without a view)
 -- Returns: {'ok', status} | {'not_found', ''} | {'conflict', current status}
 
 local now = tonumber(ARGV[1])
@@ -17,6 +18,6 @@ if not a[1] then return {'not_found', ''} end
 if a[1] ~= 'pending' then return {'conflict', a[1]} end
 if now >= tonumber(a[2]) then return {'conflict', 'expired'} end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'resolved_ms', now, 'resolved_by', ARGV[3],
-           'resolution_reason', ARGV[4], 'use_by_ms', now + tonumber(a[3]))
+           'resolution_reason', ARGV[4], 'use_by_ms', now + tonumber(a[3]), 'shown_sha256', ARGV[6])
 redis.call('PUBLISH', ARGV[5], 'approval:' .. a[4])
 return {'ok', ARGV[2]}

@@ -1,0 +1,57 @@
+"""Named operators: people who look at and decide on what agents asked for (SPEC §6).
+
+An operator key is stored as its SHA-256 only, with the operator's name and role. Roles are ordered:
+``viewer`` may look, ``operator`` may also decide (approve, reject, cancel a run), ``admin`` may also
+manage rules, runs and operators. The admin key of the gateway is an ``admin`` with the name ``admin``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.errors import Conflict, NotFound
+from gateway.store import keys
+from gateway.store.backend import Backend
+
+ROLES = ("viewer", "operator", "admin")  # each may do what the ones before it may
+
+
+def role_allows(role: str, needed: str) -> bool:
+    return role in ROLES and ROLES.index(role) >= ROLES.index(needed)
+
+
+async def add(backend: Backend, name: str, role: str, key_hash: str) -> None:
+    """A new operator; its name must be free (revoke first to replace a key)."""
+    r = backend.redis
+    if not await backend.call(r.hsetnx(keys.OPERATORS, name, key_hash)):
+        raise Conflict(f"operator '{name}' exists; revoke it first to give it a new key")
+    now = await backend.now_ms()
+    await backend.call(r.hset(keys.operator(key_hash), mapping={"name": name, "role": role, "created_ms": now}))
+
+
+async def owner(backend: Backend, key_hash: str) -> tuple[str, str] | None:
+    """(name, role) of an operator key, or None."""
+    found = await backend.call(backend.redis.hmget(keys.operator(key_hash), ["name", "role"]))
+    if not found or not found[0] or found[1] not in ROLES:
+        return None
+    return str(found[0]), str(found[1])
+
+
+async def listing(backend: Backend) -> list[dict[str, Any]]:
+    names: dict[str, str] = await backend.call(backend.redis.hgetall(keys.OPERATORS))
+    out = []
+    for name, digest in sorted(names.items()):
+        info = await backend.call(backend.redis.hgetall(keys.operator(digest)))
+        out.append({"name": name, "role": info.get("role"), "created_ms": int(info.get("created_ms") or 0)})
+    return out
+
+
+async def revoke(backend: Backend, name: str) -> None:
+    r = backend.redis
+    digest = await backend.call(r.hget(keys.OPERATORS, name))
+    if not digest:
+        raise NotFound(f"no operator named '{name}'")
+    async with r.pipeline(transaction=True) as p:
+        p.delete(keys.operator(str(digest)))
+        p.hdel(keys.OPERATORS, name)
+        await backend.call(p.execute())
