@@ -188,7 +188,7 @@ def is_agent_config(path: str) -> bool:
 # ANTHROPIC_API_KEY, ACTEON_AGENT_KEY …).
 _SECRET_VARIABLE = re.compile(
     r"(?:^|_)(?:SECRET|TOKEN|PASSWD|PASSWORD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|AGENT_KEY|ADMIN_KEY"
-    r"|CREDENTIALS?|SESSION_KEY|AUTH)(?:_|$)", re.I)
+    r"|OPERATOR_KEY|CREDENTIALS?|SESSION_KEY|AUTH)(?:_|$)", re.I)
 _VARIABLE_REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 # Literal values in well-known secret formats (case-sensitive, as the formats are), and `key=value` pairs
 # whose key names a secret. Each is searched only when a cheap substring test says it could match: these

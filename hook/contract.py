@@ -21,6 +21,7 @@ CLAUDE_HOOK_PATH = f"{API_PREFIX}/hooks/claude"
 # --- environment ----------------------------------------------------------------------------------
 ENV_URL = "ACTEON_URL"
 ENV_ADMIN_KEY = "ACTEON_ADMIN_KEY"
+ENV_OPERATOR_KEY = "ACTEON_OPERATOR_KEY"  # a person's named key: `acteon-swarm approvals` decides as them
 ENV_AGENT_KEY = "ACTEON_AGENT_KEY"
 ENV_RUN_ID = "ACTEON_RUN_ID"
 ENV_AGENT_ID = "ACTEON_AGENT_ID"

@@ -146,7 +146,7 @@ class GatewayClient:
         """One approval, with the document a person is shown (``shown``) and its ``shown_sha256``."""
         return dict(await self._call("GET", f"/approvals/{approval_id}"))
 
-    async def resolve(self, approval_id: str, approve: bool, by: str, reason: str = "",
+    async def resolve(self, approval_id: str, approve: bool, by: str | None, reason: str = "",
                       shown_sha256: str | None = None) -> dict[str, Any]:
         """Decide. ``shown_sha256``: the hash of what the person saw; the gateway refuses the decision if the
         approval is no longer that (an operator key must send it)."""

@@ -13,7 +13,7 @@ slow the others; its browser reconnects and starts from its last event id.
 
 Fan-out is what costs: each event is encoded once and the same bytes go to every page; a run feed
 gathers what arrives within ``COALESCE_S`` into one write per page (at 100 decisions a second and fifty
-open pages that is the difference between 5,000 writes a second and 500, on the cores that decide); and
+open pages that is the difference between 5,000 writes a second and 200, on the cores that decide); and
 the pages are written a few at a time, spread over that interval, so that a decision never waits behind
 a whole burst of writes.
 """
@@ -39,8 +39,8 @@ log = logging.getLogger("acteon.gateway.console")
 QUEUE_MAX = 2000
 BACKLOG_MAX = 1000  # events replayed to a reconnecting page, per stream
 BLOCK_MS = 500
-COALESCE_S = 0.1  # a busy run's events reach its pages in batches at most this far apart
-FANOUT_GROUP = 2  # pages written to at once; the groups are spread over COALESCE_S
+COALESCE_S = 0.25  # a busy run's events reach its pages in batches at most this far apart
+FANOUT_GROUP = 1  # pages written to at once; the groups are spread over COALESCE_S
 Chunk = bytes  # one or more encoded SSE events
 
 

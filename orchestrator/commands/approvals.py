@@ -5,6 +5,7 @@ folder; the admin key is the state directory's 0600 ``admin.key``. So ``list`` a
 run of this state directory uses (plus ``$ACTEON_URL`` or the default address), and ``approve``/``reject``
 find the gateway from the run named inside the approval id (``apr-<hex>-<run>``). What is listed is what a
 human must judge: the full command (never cut), the agent and its role, the rule, how long it has waited.
+With ``$ACTEON_OPERATOR_KEY`` (a named operator key) the gateway records that operator as the decider.
 The command is printed as the gateway renders it for the console (hidden characters written out as
 ``⟦U+…⟧``), and a decision carries the SHA-256 of exactly that text: the gateway refuses it if the
 approval is not what was printed.
@@ -63,7 +64,7 @@ def list_(
 
     kept = run_id is not None and RunDir(state, run_id).exists()
     for url in _gateways(state, run_id):
-        found = gateway_call(state, run_id, lambda cl: cl.approvals(run_id, status_), url=url,
+        found = gateway_call(state, run_id, lambda cl: cl.approvals(run_id, status_), url=url, key=_operator_key(),
                              offline_ok=run_id is None or kept)
         if found is None:
             continue  # a run's gateway that just stopped, or no shared gateway: nothing waits there
@@ -129,20 +130,27 @@ def _journaled(rd: Any) -> list[dict[str, Any]]:
     return [a for i, a in asked.items() if i not in ran]
 
 
+def _operator_key() -> str | None:
+    """A person's named operator key, when they set one: the gateway then records them as the decider
+    (with the admin key the decider is only the name this command sends, $USER)."""
+    return os.environ.get(c.ENV_OPERATOR_KEY) or None
+
+
 def _resolve(approval_id: str, approve: bool, reason: str, state_dir: Path | None, expect: str | None) -> None:
     state = state_of(state_dir)
-    by = os.environ.get("USER", "operator")
+    key = _operator_key()
+    by = None if key else os.environ.get("USER", "operator")
     run_id = c.approval_run(approval_id)
     if run_id is None:
         raise fail(f"{approval_id!r} is not an approval id (apr-<16 hex>-<run>)")
-    current = gateway_call(state, run_id, lambda cl: cl.approval(approval_id))
+    current = gateway_call(state, run_id, lambda cl: cl.approval(approval_id), key=key)
     _show(current)
     # The hash of the text just printed, computed here: what this terminal showed is what is decided.
     digest = hashlib.sha256(str(current.get("shown", "")).encode("utf-8")).hexdigest()
     if expect is not None and not digest.startswith(expect.lower()):
         raise fail(f"{approval_id} is not what you reviewed (content sha256 {digest}, you expected {expect}): "
                    "nothing decided")
-    a = gateway_call(state, run_id, lambda cl: cl.resolve(approval_id, approve, by, reason, digest))
+    a = gateway_call(state, run_id, lambda cl: cl.resolve(approval_id, approve, by, reason, digest), key=key)
     print(f"{a['approval_id']}: {a['status']} by {a.get('resolved_by')}")
 
 

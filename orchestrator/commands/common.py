@@ -71,7 +71,7 @@ def gateway_url(state: Path, run_id: str | None) -> str:
 
 
 def gateway_call(state: Path, run_id: str | None, fn: Any, *, offline_ok: bool = False, url: str | None = None,
-                 best_effort: bool = False) -> Any:
+                 best_effort: bool = False, key: str | None = None) -> Any:
     """``fn(client)`` against the run's gateway (or ``url``) — the one way commands talk to a gateway. With
     ``offline_ok``, None when no gateway answers (the caller falls back to the run folder's copy); with
     ``best_effort``, None on any gateway problem (live figures that are nice to have); otherwise every
@@ -80,7 +80,8 @@ def gateway_call(state: Path, run_id: str | None, fn: Any, *, offline_ok: bool =
 
     from orchestrator.gatewayclient import GatewayClient, GatewayError, Unreachable
 
-    key = find_admin_key(state) if best_effort else admin_key(state)
+    if key is None:
+        key = find_admin_key(state) if best_effort else admin_key(state)
     if key is None:
         return None
 

@@ -36,7 +36,7 @@ _PREFIXES = (
 )
 # Never passed, whatever the allow-list or the user's pass_env says.
 _NEVER = frozenset({
-    c.ENV_ADMIN_KEY, c.ENV_REDIS_URL, c.ENV_AGENT_KEY_FILE, c.ENV_STATE_DIR, c.ENV_RULES_DIR,
+    c.ENV_ADMIN_KEY, c.ENV_OPERATOR_KEY, c.ENV_REDIS_URL, c.ENV_AGENT_KEY_FILE, c.ENV_STATE_DIR, c.ENV_RULES_DIR,
     "REDIS_URL", "REDIS_PASSWORD", "REDISCLI_AUTH",
 })
 # The identity the engine adds afterwards; an inherited one (another run's key) must not leak through.
@@ -61,6 +61,6 @@ def agent_environment(base_env: Mapping[str, str], pass_env: Iterable[str] = ())
 
 
 def _secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
-    """Values that must not reach an agent under any name: the admin key, the store's URL."""
-    found = [env.get(c.ENV_ADMIN_KEY, ""), env.get(c.ENV_REDIS_URL, "")]
+    """Values that must not reach an agent under any name: the admin and operator keys, the store's URL."""
+    found = [env.get(c.ENV_ADMIN_KEY, ""), env.get(c.ENV_OPERATOR_KEY, ""), env.get(c.ENV_REDIS_URL, "")]
     return tuple(v for v in found if len(v) >= 8)

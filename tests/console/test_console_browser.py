@@ -201,3 +201,31 @@ def test_audit_filters_and_export(gateway: Gateway, context: Any) -> None:
     lines = jsonl_download.value.path().read_text(encoding="utf-8").splitlines()
     assert [json.loads(x)["target"] for x in lines] == ["cat README.md"]
     page.screenshot(path=str(artifact("console-audit.png")), full_page=True)
+
+
+def test_ages_tick_and_an_expired_approval_leaves_the_queue(tmp_path: Any, context: Any) -> None:
+    from tests.console.conftest import ADMIN_KEY
+    from tests.support import RedisServer, gateway_process
+
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "p.yaml").write_text(
+        "rules:\n  - name: quick-review\n    priority: 1\n    when: {command: {starts_with: 'git push'}}\n"
+        "    action: request_approval\n    timeout_s: 3\n"
+        "  - name: allow-rest\n    priority: 50\n    when: {action_type: execute_command}\n    action: allow\n")
+    redis = RedisServer().start()
+    try:
+        env = {"ACTEON_REDIS_URL": redis.url, "ACTEON_ADMIN_KEY": ADMIN_KEY, "ACTEON_STATE_DIR": str(tmp_path / "s"),
+               "ACTEON_RULES_DIR": str(rules)}
+        with gateway_process(env) as url:
+            gw = Gateway(url)
+            gw.run("r1")
+            aid = _pending(gw, "r1", "git push origin main")
+            page = sign_in(context, gw, gw.operator("otto", "operator"))
+            item = _item(page, aid)
+            assert "expires in" in item.locator(".expiry").inner_text()
+            item.wait_for(state="detached", timeout=10_000)  # gone once Redis time passes its expiry
+            assert page.text_content("#count") == "0"
+            assert gw.approval(aid)["status"] == "expired"
+    finally:
+        redis.stop()

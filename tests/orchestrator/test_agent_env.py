@@ -24,11 +24,12 @@ USER_ENV = {
     "ACTEON_REDIS_URL": REDIS_URL, "ACTEON_ADMIN_KEY": ADMIN,
     "ACTEON_AGENT_KEY_FILE": "/home/u/.acteon-swarm/agent.key", "ACTEON_STATE_DIR": "/home/u/.acteon-swarm",
     "ACTEON_AGENT_KEY": "another-runs-key", "REDISCLI_AUTH": "s3cret-store-password",
-    "MY_DEPLOY_TOKEN": "t", "AWS_PROFILE": "dev",
+    "MY_DEPLOY_TOKEN": "t", "AWS_PROFILE": "dev", "ACTEON_OPERATOR_KEY": "acteon_op_person-0123456789",
     # the secret under a name the allow-list would otherwise pass
-    "PYTHON_SNEAKY": f"--url {REDIS_URL}", "LC_ADMIN": ADMIN,
+    "PYTHON_SNEAKY": f"--url {REDIS_URL}", "LC_ADMIN": ADMIN, "LC_PERSON": "acteon_op_person-0123456789",
 }
-SECRETS = (REDIS_URL, ADMIN, "s3cret-store-password", "agent.key", "/home/u/.acteon-swarm", "another-runs-key")
+SECRETS = (REDIS_URL, ADMIN, "s3cret-store-password", "agent.key", "/home/u/.acteon-swarm", "another-runs-key",
+           "acteon_op_person")
 
 
 def assert_no_secrets(env: dict[str, str]) -> None:

@@ -190,6 +190,33 @@ if (queue) {
   refreshCount();
 }
 
+// -- ages and expiry, ticking -------------------------------------------------------------------------
+// Times come from the gateway (Redis time); the page keeps its offset to this machine's clock. An approval
+// past its expiry can no longer be decided: it leaves the queue.
+function span(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+if (queue && queue.dataset.now) {
+  const offset = Number(queue.dataset.now) - Date.now();
+  setInterval(() => {
+    const now = Date.now() + offset;
+    for (const item of items()) {
+      const age = item.querySelector(".age");
+      const expiry = item.querySelector(".expiry");
+      if (age) age.textContent = `waiting ${span(now - Number(age.dataset.created))}`;
+      if (expiry) {
+        const left = Number(expiry.dataset.expires) - now;
+        if (left <= 0) { removeItem(item.dataset.id); toast(`${item.dataset.id} expired`); continue; }
+        expiry.textContent = `expires in ${span(left)}`;
+      }
+    }
+  }, 1000);
+}
+
 // -- live updates ------------------------------------------------------------------------------------
 function live(url, handlers) {
   const state = document.getElementById("live-state");
