@@ -63,10 +63,10 @@ class Notifier:
         """The approval as soon as it leaves ``pending``, or as it stands after ``timeout_s``."""
         deadline = time.monotonic() + timeout_s
         while True:
-            view = await approvals.get(self._backend, approval_id)
+            view = await approvals.get(self._backend, approval_id, shown=False)
             remaining = deadline - time.monotonic()
             if view["status"] != c.APPROVAL_PENDING or remaining <= 0:
-                return view
+                return approvals.with_shown(view)  # rendered once, for the answer, not on every re-check
             await self.wait(approval_id, remaining)
 
     async def _listen(self) -> None:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gateway.auth import ADMIN_KEY_FILE
 from hook import contract as c
 
 
@@ -38,7 +39,7 @@ def _admin_key() -> str | None:
     key = os.environ.get(c.ENV_ADMIN_KEY)
     if key:
         return key
-    path = Path(os.environ.get(c.ENV_STATE_DIR) or c.DEFAULT_STATE_DIR) / "admin.key"
+    path = Path(os.environ.get(c.ENV_STATE_DIR) or c.DEFAULT_STATE_DIR) / ADMIN_KEY_FILE
     try:
         return path.read_text(encoding="utf-8").strip() or None
     except OSError:

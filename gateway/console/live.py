@@ -148,15 +148,20 @@ class RunFeed:
             await asyncio.sleep(COALESCE_S / len(groups))
 
     def _event(self, stream: str, entry_id: str, fields: dict[str, str]) -> ServerSentEvent:
-        a, s = self.positions
+        event, self.positions = self._render(stream, entry_id, fields, self.positions)
+        return event
+
+    def _render(self, stream: str, entry_id: str, fields: dict[str, str],
+                positions: tuple[str, str]) -> tuple[ServerSentEvent, tuple[str, str]]:
+        """One stream entry as the event a page gets, and the position pair after it (its event id)."""
+        a, s = positions
         if stream == keys.audit(self.run_id):
             a = entry_id
-            self.positions = (a, s)
-            return ServerSentEvent(views.decision_html(audit.audit_entry(entry_id, fields)), event="decision",
-                                   id=f"{a}|{s}")
-        s = entry_id
-        self.positions = (a, s)
-        return ServerSentEvent(views.task_html(audit.state_entry(entry_id, fields)), event="task", id=f"{a}|{s}")
+            html, kind = views.decision_html(audit.audit_entry(entry_id, fields)), "decision"
+        else:
+            s = entry_id
+            html, kind = views.task_html(audit.state_entry(entry_id, fields)), "task"
+        return ServerSentEvent(html, event=kind, id=f"{a}|{s}"), (a, s)
 
     async def backlog(self, last_event_id: str | None, upto: tuple[str, str]) -> list[ServerSentEvent]:
         """What a reconnecting page missed: entries after its last event id, up to where the live feed is."""
@@ -164,29 +169,20 @@ class RunFeed:
         if since == ("$", "$"):
             return []
         r = self.backend.redis
-        out: list[tuple[str, ServerSentEvent]] = []
-        a, s = since
-        streams = ((keys.audit(self.run_id), since[0], upto[0], "decision"),
-                   (keys.run_state(self.run_id), since[1], upto[1], "task"))
-        for stream, start, end, kind in streams:
+        missed: list[tuple[str, str, dict[str, str]]] = []
+        for stream, start, end in ((keys.audit(self.run_id), since[0], upto[0]),
+                                   (keys.run_state(self.run_id), since[1], upto[1])):
             if end == "0":
                 continue
             entries = await self.backend.call(r.xrange(stream, f"({start}" if start != "0" else "-", end,
                                                        count=BACKLOG_MAX))
-            for entry_id, fields in entries:
-                html = (views.decision_html(audit.audit_entry(entry_id, fields)) if kind == "decision"
-                        else views.task_html(audit.state_entry(entry_id, fields)))
-                out.append((entry_id, ServerSentEvent(html, event=kind)))
+            missed += [(entry_id, stream, fields) for entry_id, fields in entries]
         # In stream-id (time) order across both streams, each with the position pair after it.
-        out.sort(key=lambda p: tuple(int(x) for x in p[0].split("-")))
-        events = []
-        for entry_id, ev in out:
-            if ev.event == "decision":
-                a = entry_id
-            else:
-                s = entry_id
-            ev.id = f"{a}|{s}"
-            events.append(ev)
+        missed.sort(key=lambda m: tuple(int(x) for x in m[0].split("-")))
+        events, positions = [], since
+        for entry_id, stream, fields in missed:
+            event, positions = self._render(stream, entry_id, fields, positions)
+            events.append(event)
         return events
 
 

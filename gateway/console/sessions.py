@@ -32,9 +32,12 @@ async def open_session(backend: Backend, key_digest: str, ttl_s: int) -> tuple[s
     """A new session for a key (already authenticated); returns (cookie value, session)."""
     token = secrets.token_urlsafe(32)
     session = Session(key_digest=key_digest, csrf=secrets.token_urlsafe(24))
-    await backend.call(backend.redis.hset(keys.console_session(hash_key(token)),
-                                          mapping={"key": key_digest, "csrf": session.csrf}))
-    await backend.call(backend.redis.expire(keys.console_session(hash_key(token)), ttl_s))
+    key = keys.console_session(hash_key(token))
+    # One transaction: a session is never stored without its expiry.
+    async with backend.redis.pipeline(transaction=True) as p:
+        p.hset(key, mapping={"key": key_digest, "csrf": session.csrf})
+        p.expire(key, ttl_s)
+        await backend.call(p.execute())
     return token, session
 
 

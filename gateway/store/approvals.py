@@ -29,7 +29,7 @@ def run_of(approval_id: str) -> str:
     return run_id
 
 
-def _view(raw: dict[str, str], now: int) -> dict[str, Any]:
+def _view(raw: dict[str, str], now: int, shown: bool = True) -> dict[str, Any]:
     status = raw.get("status", c.APPROVAL_PENDING)
     if status == c.APPROVAL_PENDING and now >= int(raw.get("expires_ms", 0)):
         status = c.APPROVAL_EXPIRED
@@ -50,17 +50,24 @@ def _view(raw: dict[str, str], now: int) -> dict[str, Any]:
             resolution_reason=raw.get("resolution_reason") or None,
             resolved_shown_sha256=raw.get("shown_sha256") or None,
         )
-    shown = reveal.render(out)
-    out.update(shown=shown.text, shown_escaped=shown.escaped, shown_sha256=shown.sha256)
-    return out
+    return with_shown(out) if shown else out
 
 
-async def get(backend: Backend, approval_id: str) -> dict[str, Any]:
+def with_shown(view: dict[str, Any]) -> dict[str, Any]:
+    """Add the document a person is shown and its digest (gateway.reveal) to an approval view."""
+    doc = reveal.render(view)
+    view.update(shown=doc.text, shown_escaped=doc.escaped, shown_sha256=doc.sha256)
+    return view
+
+
+async def get(backend: Backend, approval_id: str, *, shown: bool = True) -> dict[str, Any]:
+    """One approval; ``shown=False`` skips rendering its document (a poll that only looks at the status:
+    rendering a large input on every re-check would cost the gateway for nothing)."""
     run_id = run_of(approval_id)
     raw = await backend.call(backend.redis.hgetall(keys.approval(run_id, approval_id)))
     if not raw:
         raise NotFound(f"approval '{approval_id}' not found")
-    return _view(raw, await backend.now_ms())
+    return _view(raw, await backend.now_ms(), shown)
 
 
 async def list_for_run(backend: Backend, run_id: str, status: str | None, limit: int) -> list[dict[str, Any]]:
