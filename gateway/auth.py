@@ -2,8 +2,9 @@
 
 Keys are stored and compared as SHA-256 digests, in constant time. The admin key comes from
 ``ACTEON_ADMIN_KEY`` (or, in embedded mode, a generated file readable only by its owner); operator keys
-are named, with a role (gateway.store.operators); agent keys are minted per run and may act only for
-that run, and never decide anything a human must. Agent keys are cached per process after the first
+are named, with a role (gateway.store.operators); worker keys (named too) only mint per-attempt agent
+keys (gateway.store.workers); agent keys are minted per run and may act only for that run, and never
+decide anything a human must. Agent keys are cached per process after the first
 lookup so that a dispatch stays one Redis round trip.
 """
 
@@ -27,11 +28,11 @@ ADMIN_KEY_FILE = "admin.key"
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    kind: str  # "admin" | "operator" | "agent"
+    kind: str  # "admin" | "operator" | "agent" | "worker"
     run_id: str | None = None
     name: str = "admin"
     binding: Binding | None = None  # an agent key minted for one agent: its identity and file scope
-    role: str | None = "admin"  # of a person: viewer | operator | admin; None for an agent
+    role: str | None = "admin"  # of a person: viewer | operator | admin; None for an agent or a worker
 
     @property
     def is_admin(self) -> bool:
@@ -39,12 +40,17 @@ class Principal:
 
     @property
     def is_person(self) -> bool:
-        return self.kind != "agent"
+        return self.kind in ("admin", "operator")
+
+    @property
+    def is_worker(self) -> bool:
+        return self.kind == "worker"
 
     def require(self, role: str) -> None:
         """The caller is a person whose role allows ``role`` (viewer < operator < admin)."""
         if self.role is None:
-            raise Forbidden(f"this needs an operator key with the role '{role}'; an agent key cannot do it")
+            raise Forbidden(f"this needs an operator key with the role '{role}'; an agent or worker key cannot "
+                            "do it")
         if not operators.role_allows(self.role, role):
             raise Forbidden(f"operator '{self.name}' is a {self.role}; this needs the role '{role}'")
 
@@ -133,14 +139,17 @@ class Authenticator:
             owner = await runs.agent_key_owner(self._backend, digest)
             if owner is None:
                 # Operator keys are never cached: a revoked operator is refused at its next request.
-                person = await operators.owner(self._backend, digest)
-                if person is None:
+                named = await operators.owner(self._backend, digest)
+                if named is None:
                     raise Unauthorized("unknown key")
-                return Principal("operator", name=person[0], role=person[1])
+                if named[1] == operators.WORKER:
+                    return Principal("worker", name=named[0], role=None)
+                return Principal("operator", name=named[0], role=named[1])
             run_id, bound = owner
             binding = None if bound is None else Binding(
                 agent_id=str(bound["agent_id"]), root=bound.get("root"), scope=tuple(bound.get("scope") or ()),
-                claim_key=str(bound.get("claim_key") or ""), token=str(bound.get("token") or ""))
+                claim_key=str(bound.get("claim_key") or ""), token=str(bound.get("token") or ""),
+                attempt=int(bound.get("attempt") or 0))
             principal = Principal("agent", run_id, name=f"agent-key:{run_id}", binding=binding, role=None)
             if len(self._agents) > 100_000:
                 self._agents.clear()

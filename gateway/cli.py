@@ -15,6 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="acteon-gateway",
         description="Run the acteon-swarm policy gateway. Every agent tool call is sent here before it runs.",
         epilog="Operator keys: acteon-gateway operators add NAME --role viewer|operator|admin (also list, revoke). "
+        "Worker keys (machines of a distributed run): acteon-gateway workers add NAME (also list, revoke). "
         f"Environment: {c.ENV_REDIS_URL} (unset = embedded in-process store), {c.ENV_ADMIN_KEY}, "
         f"{c.ENV_RULES_DIR}, {c.ENV_STATE_DIR}.",
     )
@@ -34,10 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["operators"]:
-        from gateway.operators_cli import main as operators_main
+    if argv[:1] in (["operators"], ["workers"]):
+        from gateway.operators_cli import main as keys_main
 
-        return operators_main(argv[1:])
+        return keys_main(argv[1:], noun=argv[0])
     args = build_parser().parse_args(argv)
     if args.rules is not None:
         if not args.rules.is_dir():

@@ -66,6 +66,7 @@ class Dispatcher:
                 approval_id=approval_id, rules_version=self.policy.cached_run_version(req.run_id),
                 global_version=self.policy.global_version, dry_run=dry_run, audit=audit,
                 claim_key=binding.claim_key if binding else "", fence=binding.token if binding else "",
+                attempt=binding.attempt if binding else 0,
                 spawn=agents.member(req.agent_id, req.tool_use_id or action_id)
                 if call.action_type == c.SPAWN_AGENT else "",
                 # A call from inside a Claude sub-agent carries its agent_type: the caller is one level down.

@@ -23,7 +23,7 @@ ActionType = Literal[
 ]
 Outcome = Literal[
     "executed", "suppressed", "throttled", "deduplicated", "pending_approval",
-    "quota_exceeded", "rerouted", "cancelled",
+    "quota_exceeded", "rerouted", "cancelled", "superseded",
 ]
 
 
@@ -169,6 +169,17 @@ class AgentKeyCreate(_Strict):
     claim: ClaimRef | None = None
 
     _globs = field_validator("files_scope")(_check_globs)
+
+
+class WorkerCreate(_Strict):
+    name: OperatorName  # the machine, e.g. its host name; one namespace with operators
+
+
+class AttemptCreate(AgentKeyCreate):
+    """A worker's key for one attempt of one agent: accepted only for an attempt newer than the current one,
+    which it then becomes (every key of an older attempt is ``superseded`` from that moment)."""
+
+    attempt: int = Field(ge=1, le=1_000_000)
 
 
 class ClaimCreate(_Strict):

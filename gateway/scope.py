@@ -34,6 +34,7 @@ class Binding:
     scope: tuple[str, ...] = ()  # globs under root; empty: anywhere in root
     claim_key: str = ""  # the scope claim (gateway/store/claims.py) whose fencing token the agent holds
     token: str = ""
+    attempt: int = 0  # the subtask attempt the key was minted for (gateway/store/workers.py); 0: none
 
 
 def violation(call: Call, binding: Binding, home: str) -> str | None:

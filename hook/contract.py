@@ -21,6 +21,7 @@ CLAUDE_HOOK_PATH = f"{API_PREFIX}/hooks/claude"
 # --- environment ----------------------------------------------------------------------------------
 ENV_URL = "ACTEON_URL"
 ENV_ADMIN_KEY = "ACTEON_ADMIN_KEY"
+ENV_WORKER_KEY = "ACTEON_WORKER_KEY"  # a worker machine's key: it only mints per-attempt agent keys
 ENV_OPERATOR_KEY = "ACTEON_OPERATOR_KEY"  # a person's named key: `acteon-swarm approvals` decides as them
 ENV_AGENT_KEY = "ACTEON_AGENT_KEY"
 ENV_RUN_ID = "ACTEON_RUN_ID"
@@ -89,6 +90,7 @@ PENDING_APPROVAL = "pending_approval"
 QUOTA_EXCEEDED = "quota_exceeded"
 REROUTED = "rerouted"
 CANCELLED = "cancelled"
+SUPERSEDED = "superseded"  # the key's attempt is no longer the agent's current one (a re-run elsewhere)
 
 OUTCOMES = (
     EXECUTED,
@@ -99,6 +101,7 @@ OUTCOMES = (
     QUOTA_EXCEEDED,
     REROUTED,
     CANCELLED,
+    SUPERSEDED,
 )
 ALLOWED_OUTCOMES = frozenset({EXECUTED, REROUTED})
 

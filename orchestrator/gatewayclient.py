@@ -74,6 +74,13 @@ class GatewayClient:
         agent's, held to its worktree and file scope by the gateway."""
         return str((await self._call("POST", f"/runs/{run_id}/agent-keys", json=binding))["agent_key"])
 
+    async def mint_attempt(self, worker_key: str, run_id: str, agent_id: str, attempt: int,
+                           binding: dict[str, Any] | None = None) -> str:
+        """A worker's agent key for one attempt (409 ``Conflict`` unless the attempt is newer than the
+        agent's current one, or once the run was cancelled)."""
+        body = {**(binding or {}), "agent_id": agent_id, "attempt": attempt}
+        return str((await self._call("POST", f"/runs/{run_id}/attempts", key=worker_key, json=body))["agent_key"])
+
     async def claim(self, repo: str, owner: str, globs: list[str], ttl_s: float) -> dict[str, Any]:
         """A write claim on globs of a repository; raises :class:`Conflict` naming the claim in the way."""
         body = {"repo": repo, "owner": owner, "globs": globs, "mode": "write", "ttl_s": ttl_s}

@@ -16,7 +16,7 @@ STAT_LINES = (
     (("dispatched", "Total dispatched"), ("executed", "Executed"), ("suppressed", "Suppressed"),
      ("throttled", "Throttled"), ("deduplicated", "Deduplicated")),
     (("pending_approval", "Pending approval"), ("quota_exceeded", "Quota exceeded"), ("rerouted", "Rerouted"),
-     ("cancelled", "Cancelled")),
+     ("cancelled", "Cancelled"), ("superseded", "Superseded")),
 )
 
 

@@ -22,6 +22,7 @@ from gateway.models import (
 )
 from gateway.normalize import TOOL_ACTIONS
 from gateway.rules import RuleError, parse
+from gateway.state import GatewayState
 from gateway.store import agents, audit, claims, runs
 from gateway.store.backend import Backend
 from hook import contract as c
@@ -63,16 +64,21 @@ async def mint_agent_key(run_id: RunPath, st: State, _: Admin, body: AgentKeyCre
     if body is not None:
         binding = {"agent_id": body.agent_id, "root": body.root, "scope": body.files_scope}
         if body.claim is not None:
-            if body.root is None:
-                raise BadRequest("claim: a key under a scope claim needs the agent's root")
-            held = await claims.token_of(st.backend, body.claim.repo, body.claim.claim_id)
-            if held != str(body.claim.token):
-                raise BadRequest(f"claim: {body.claim.claim_id} is not held with token {body.claim.token}")
-            binding.update(claim_key=claims.claim_key(body.claim.repo, body.claim.claim_id),
-                           token=str(body.claim.token))
+            binding.update(await claim_binding(st, body))
     key = new_key("acteon_agent")
     await runs.add_agent_key(st.backend, run_id, hash_key(key), binding)
     return RunCreated(run_id=run_id, agent_key=key)
+
+
+async def claim_binding(st: GatewayState, body: AgentKeyCreate) -> dict[str, str]:
+    """The fencing part of a key's binding: the scope claim the agent works under, checked to be held."""
+    assert body.claim is not None
+    if body.root is None:
+        raise BadRequest("claim: a key under a scope claim needs the agent's root")
+    held = await claims.token_of(st.backend, body.claim.repo, body.claim.claim_id)
+    if held != str(body.claim.token):
+        raise BadRequest(f"claim: {body.claim.claim_id} is not held with token {body.claim.token}")
+    return {"claim_key": claims.claim_key(body.claim.repo, body.claim.claim_id), "token": str(body.claim.token)}
 
 
 @router.get("")

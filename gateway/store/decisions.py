@@ -85,6 +85,7 @@ async def decide(
     audit: dict[str, Any],
     claim_key: str = "",
     fence: str = "",
+    attempt: int = 0,
     spawn: str = "",
     depth: int = 1,
 ) -> Decision | Recheck:
@@ -130,12 +131,14 @@ async def decide(
         str(len(gates)), *gate_argv,
         call.agent_id, global_version, fence,
         spawn, str(depth), str(agents.DEFAULT_MAX_LIVE), str(agents.DEFAULT_MAX_DEPTH), str(agents.LEASE_MS),
+        str(attempt) if attempt else "",
     ]
     script_keys = [
         keys.run(run_id), keys.stats(run_id), keys.audit(run_id), keys.approvals_index(run_id),
         fp_key, keys.approval(run_id, approval_id), *gate_keys, keys.GLOBAL_RULES,
         claim_key or keys.GLOBAL_RULES,  # read only when the agent holds a fencing token
         keys.live_agents(run_id),
+        keys.attempts(run_id),  # read only when the agent's key was minted for an attempt
     ]
     result: list[Any] = await backend.call(backend.script("decide.lua")(keys=script_keys, args=argv))
     if len(result) <= 2:

@@ -98,12 +98,13 @@ def claims_fence(repo_digest: str) -> str:
     return f"{_claims(repo_digest)}:fence"
 
 
-# Operators and their console sessions are global, like agent keys: never touched by a decision.
-OPERATORS = f"{PREFIX}:operators"  # hash: operator name -> the SHA-256 of its key
+# Operators, workers and console sessions are global, like agent keys: never touched by a decision.
+OPERATORS = f"{PREFIX}:operators"  # hash: operator or worker name -> the SHA-256 of its key
 
 
 def operator(key_hash: str) -> str:
-    """Hash: name, role, created_ms — the operator a key (stored as its SHA-256) belongs to."""
+    """Hash: name, role, created_ms — the operator (or worker: role ``worker``) a key (stored as its
+    SHA-256) belongs to."""
     return f"{PREFIX}:operator:{key_hash}"
 
 
@@ -125,3 +126,9 @@ def run_state(run_id: str) -> str:
 def live_agents(run_id: str) -> str:
     """Zset: the run's live sub-agents ("<agent>|<tool use id or action id>" -> lease end, ms)."""
     return f"{_run(run_id)}:live-agents"
+
+
+def attempts(run_id: str) -> str:
+    """Hash: agent id -> its current attempt. A key minted for an older attempt is superseded; read by every
+    decision of a key that carries an attempt (gateway/store/workers.py)."""
+    return f"{_run(run_id)}:attempts"

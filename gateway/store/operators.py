@@ -1,8 +1,12 @@
-"""Named operators: people who look at and decide on what agents asked for (SPEC §6).
+"""Named keys: operators, people who look at and decide on what agents asked for (SPEC §6), and workers,
+machines that run agents for a distributed run.
 
-An operator key is stored as its SHA-256 only, with the operator's name and role. Roles are ordered:
-``viewer`` may look, ``operator`` may also decide (approve, reject, cancel a run), ``admin`` may also
-manage rules, runs and operators. The admin key of the gateway is an ``admin`` with the name ``admin``.
+A key is stored as its SHA-256 only, with its name and role. People's roles are ordered: ``viewer`` may
+look, ``operator`` may also decide (approve, reject, cancel a run), ``admin`` may also manage rules, runs
+and operators. The admin key of the gateway is an ``admin`` with the name ``admin``. ``worker`` is not a
+person's role and allows nothing of theirs: a worker key only mints per-attempt agent keys
+(gateway/store/workers.py). Operators and workers share one namespace of names, so a name in the audit
+(who decided, who minted) is never ambiguous.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from gateway.store import keys
 from gateway.store.backend import Backend
 
 ROLES = ("viewer", "operator", "admin")  # each may do what the ones before it may
+WORKER = "worker"
 
 
 def role_allows(role: str, needed: str) -> bool:
@@ -21,36 +26,41 @@ def role_allows(role: str, needed: str) -> bool:
 
 
 async def add(backend: Backend, name: str, role: str, key_hash: str) -> None:
-    """A new operator; its name must be free (revoke first to replace a key)."""
+    """A new operator or worker; its name must be free (revoke first to replace a key)."""
     r = backend.redis
     if not await backend.call(r.hsetnx(keys.OPERATORS, name, key_hash)):
-        raise Conflict(f"operator '{name}' exists; revoke it first to give it a new key")
+        raise Conflict(f"the name '{name}' is taken (by an operator or a worker); revoke it first to give it "
+                       "a new key")
     now = await backend.now_ms()
     await backend.call(r.hset(keys.operator(key_hash), mapping={"name": name, "role": role, "created_ms": now}))
 
 
 async def owner(backend: Backend, key_hash: str) -> tuple[str, str] | None:
-    """(name, role) of an operator key, or None."""
+    """(name, role) of an operator or worker key, or None."""
     found = await backend.call(backend.redis.hmget(keys.operator(key_hash), ["name", "role"]))
-    if not found or not found[0] or found[1] not in ROLES:
+    if not found or not found[0] or (found[1] not in ROLES and found[1] != WORKER):
         return None
     return str(found[0]), str(found[1])
 
 
-async def listing(backend: Backend) -> list[dict[str, Any]]:
+async def listing(backend: Backend, *, workers: bool = False) -> list[dict[str, Any]]:
+    """The operators (or, with ``workers``, the workers), never their keys."""
     names: dict[str, str] = await backend.call(backend.redis.hgetall(keys.OPERATORS))
     out = []
     for name, digest in sorted(names.items()):
         info = await backend.call(backend.redis.hgetall(keys.operator(digest)))
-        out.append({"name": name, "role": info.get("role"), "created_ms": int(info.get("created_ms") or 0)})
+        if (info.get("role") == WORKER) == workers:
+            out.append({"name": name, "role": info.get("role"), "created_ms": int(info.get("created_ms") or 0)})
     return out
 
 
-async def revoke(backend: Backend, name: str) -> None:
+async def revoke(backend: Backend, name: str, *, worker: bool = False) -> None:
+    """The key stops working at once. An operator is revoked only as an operator, a worker only as a worker."""
     r = backend.redis
     digest = await backend.call(r.hget(keys.OPERATORS, name))
-    if not digest:
-        raise NotFound(f"no operator named '{name}'")
+    role = digest and await backend.call(r.hget(keys.operator(str(digest)), "role"))
+    if not digest or (role == WORKER) != worker:
+        raise NotFound(f"no {'worker' if worker else 'operator'} named '{name}'")
     async with r.pipeline(transaction=True) as p:
         p.delete(keys.operator(str(digest)))
         p.hdel(keys.OPERATORS, name)

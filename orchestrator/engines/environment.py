@@ -36,9 +36,11 @@ _PREFIXES = (
 )
 # Never passed, whatever the allow-list or the user's pass_env says.
 _NEVER = frozenset({
-    c.ENV_ADMIN_KEY, c.ENV_OPERATOR_KEY, c.ENV_REDIS_URL, c.ENV_AGENT_KEY_FILE, c.ENV_STATE_DIR, c.ENV_RULES_DIR,
-    "REDIS_URL", "REDIS_PASSWORD", "REDISCLI_AUTH",
+    c.ENV_ADMIN_KEY, c.ENV_OPERATOR_KEY, c.ENV_WORKER_KEY, c.ENV_REDIS_URL, c.ENV_AGENT_KEY_FILE, c.ENV_STATE_DIR,
+    c.ENV_RULES_DIR, "REDIS_URL", "REDIS_PASSWORD", "REDISCLI_AUTH",
 })
+# A worker machine's access to Temporal (its API key, its mTLS files) is the worker's, never its agents'.
+_NEVER_PREFIXES = ("TEMPORAL_",)
 # The identity the engine adds afterwards; an inherited one (another run's key) must not leak through.
 _IDENTITY = frozenset({c.ENV_URL, c.ENV_AGENT_KEY, c.ENV_RUN_ID, c.ENV_AGENT_ID, c.ENV_AGENT_ROLE})
 
@@ -50,7 +52,7 @@ def agent_environment(base_env: Mapping[str, str], pass_env: Iterable[str] = ())
     secrets = _secret_values(base_env)
     out: dict[str, str] = {}
     for name, value in base_env.items():
-        if name in _NEVER or name in _IDENTITY:
+        if name in _NEVER or name in _IDENTITY or name.startswith(_NEVER_PREFIXES):
             continue
         if not (name in _NAMES or name.startswith(_PREFIXES) or any(fnmatch.fnmatchcase(name, p) for p in patterns)):
             continue
@@ -61,6 +63,8 @@ def agent_environment(base_env: Mapping[str, str], pass_env: Iterable[str] = ())
 
 
 def _secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
-    """Values that must not reach an agent under any name: the admin and operator keys, the store's URL."""
-    found = [env.get(c.ENV_ADMIN_KEY, ""), env.get(c.ENV_OPERATOR_KEY, ""), env.get(c.ENV_REDIS_URL, "")]
+    """Values that must not reach an agent under any name: the admin, operator and worker keys, the store's
+    URL."""
+    found = [env.get(c.ENV_ADMIN_KEY, ""), env.get(c.ENV_OPERATOR_KEY, ""), env.get(c.ENV_WORKER_KEY, ""),
+             env.get(c.ENV_REDIS_URL, "")]
     return tuple(v for v in found if len(v) >= 8)

@@ -98,7 +98,8 @@ ORDER BY ?run ?at ?skipped
                                         "the rule that decided them.", """\
 SELECT ?rule ?outcome (COUNT(DISTINCT ?call) AS ?calls) (COUNT(DISTINCT ?a) AS ?agents) (MIN(?target) AS ?example)
 WHERE {
-  VALUES ?outcome { "suppressed" "throttled" "deduplicated" "pending_approval" "quota_exceeded" "cancelled" }
+  VALUES ?outcome { "suppressed" "throttled" "deduplicated" "pending_approval" "quota_exceeded" "cancelled"
+                    "superseded" }
   ?call swarm:outcome ?outcome .
   ?a swarm:performed ?call .
   OPTIONAL { ?call swarm:decidedBy ?r . ?r swarm:id ?ruleId }

@@ -151,7 +151,8 @@ _TERMS = [
                                                       "write_file…)."),
     _d("target", "swarm:ToolCall", "xsd:string", "The command, path or URL (truncated)."),
     _d("outcome", "swarm:ToolCall", "xsd:string", "executed, suppressed, throttled, deduplicated, "
-                                                   "pending_approval, quota_exceeded, rerouted or cancelled."),
+                                                   "pending_approval, quota_exceeded, rerouted, cancelled or "
+                                                   "superseded."),
     _d("reason", "swarm:ToolCall swarm:RefinerDecision", "xsd:string", "Why (the gateway's or the refiner's "
                                                                         "words)."),
     _d("text", "swarm:SemanticMemory", "xsd:string", "What was found."),

@@ -232,3 +232,54 @@ def test_sub_agent_cap_admits_exactly_n(two_gateways, trial) -> None:
         assert outcomes.count("executed") == 5 and outcomes.count("suppressed") == CLIENTS - 5
 
     asyncio.run(main())
+
+
+MINTERS = 24
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+def test_two_workers_minting_one_attempt_get_exactly_one_key_and_the_loser_is_cut_off(two_gateways, trial) -> None:
+    """Two machines that both believe they own a subtask mint its next attempt at once, through both gateway
+    processes: exactly one key is minted per attempt, and once attempt 2 exists every call of attempt 1's
+    agent is superseded on either gateway."""
+    run_id = f"attempts-{trial}"
+
+    async def main() -> None:
+        await _create_run(two_gateways[0], run_id)
+        admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+        async with httpx.AsyncClient(headers=admin, timeout=30) as c:
+            worker_keys = []
+            for name in (f"box-a-{trial}", f"box-b-{trial}"):
+                r = await c.post(f"{two_gateways[0]}/v1/workers", json={"name": name})
+                worker_keys.append(r.json()["worker_key"])
+        clients = [httpx.AsyncClient(base_url=u, headers={"Authorization": f"Bearer {k}"}, timeout=30)
+                   for u, k in zip(two_gateways, worker_keys, strict=True)]
+        start = asyncio.Event()
+
+        async def mint(i: int, attempt: int) -> tuple[int, str]:
+            await start.wait()
+            r = await clients[i % 2].post(f"/v1/runs/{run_id}/attempts", json={"agent_id": "a.1", "attempt": attempt})
+            assert r.status_code in (201, 409), r.text
+            return r.status_code, r.json().get("agent_key", "")
+
+        try:
+            tasks = [asyncio.create_task(mint(i, 1)) for i in range(MINTERS)]
+            await asyncio.sleep(0)
+            start.set()
+            first = await asyncio.gather(*tasks)
+            start.clear()
+            tasks = [asyncio.create_task(mint(i, 2)) for i in range(MINTERS)]
+            await asyncio.sleep(0)
+            start.set()
+            second = await asyncio.gather(*tasks)
+        finally:
+            for c in clients:
+                await c.aclose()
+        assert [code for code, _ in first].count(201) == 1 and [code for code, _ in second].count(201) == 1
+        old = next(key for code, key in first if code == 201)
+        new = next(key for code, key in second if code == 201)
+        body = _body(run_id, "a.1", command="ls")
+        assert set(await _storm(two_gateways, old, [body] * 8)) == {"superseded"}
+        assert set(await _storm(two_gateways, new, [body] * 8)) == {"executed"}
+
+    asyncio.run(main())

@@ -27,9 +27,12 @@ USER_ENV = {
     "MY_DEPLOY_TOKEN": "t", "AWS_PROFILE": "dev", "ACTEON_OPERATOR_KEY": "acteon_op_person-0123456789",
     # the secret under a name the allow-list would otherwise pass
     "PYTHON_SNEAKY": f"--url {REDIS_URL}", "LC_ADMIN": ADMIN, "LC_PERSON": "acteon_op_person-0123456789",
+    # a worker machine's credentials: its key for the gateway, its access to Temporal
+    "ACTEON_WORKER_KEY": "acteon_worker_machine-0123456789", "LC_MACHINE": "acteon_worker_machine-0123456789",
+    "TEMPORAL_API_KEY": "temporal-cloud-api-key", "TEMPORAL_TLS_CLIENT_KEY_PATH": "/etc/temporal/worker.key",
 }
 SECRETS = (REDIS_URL, ADMIN, "s3cret-store-password", "agent.key", "/home/u/.acteon-swarm", "another-runs-key",
-           "acteon_op_person")
+           "acteon_op_person", "acteon_worker_machine", "temporal-cloud-api-key", "/etc/temporal/worker.key")
 
 
 def assert_no_secrets(env: dict[str, str]) -> None:
@@ -46,7 +49,7 @@ def test_the_allow_list_keeps_what_agents_need_and_drops_the_rest() -> None:
 
 
 def test_pass_env_adds_names_and_patterns_but_never_the_gateway_secrets() -> None:
-    env = agent_environment(USER_ENV, ("AWS_*", "ACTEON_*", "REDIS*", "LC_*"))
+    env = agent_environment(USER_ENV, ("AWS_*", "ACTEON_*", "REDIS*", "LC_*", "TEMPORAL_*"))
     assert env["AWS_PROFILE"] == "dev"
     assert_no_secrets(env)
 

@@ -9,7 +9,8 @@
 --
 -- KEYS: 1 run hash, 2 stats hash, 3 audit stream, 4 approvals index, 5 approval fingerprint,
 --       6 new approval hash, 7.. one key per gate, then the global rule pack hash, then the agent's scope
---       claim (any key when it holds none), then the run's live sub-agents (zset member -> lease end)
+--       claim (any key when it holds none), then the run's live sub-agents (zset member -> lease end),
+--       then the run's attempts hash (agent -> current attempt)
 -- ARGV: 1 now override (ms, '' = Redis TIME)   2 dry ('1'/'0')   3 kind (suppress|allow|approval)
 --       4 expected run rules version   5 outcome when allowed (executed|rerouted)
 --       6 new approval id   7 approval timeout ms   8 approval key prefix   9 retention ms
@@ -25,8 +26,9 @@
 --       then, for a call that spawns a sub-agent ('' otherwise): its member in the live set, the caller's
 --             nesting depth (1: a top-level agent), the default live cap, the default maximum depth, and
 --             the lease (ms) after which a sub-agent whose end was never reported stops counting
+--       then: the attempt the agent's key was minted for ('' = a key without one)
 -- Returns: {outcome, failed gate index (0 none, -1 quota, -2 cancelled, -3 rejected, -4 claim lapsed,
---           -5 sub-agent cap or depth),
+--           -5 sub-agent cap or depth, -6 attempt superseded),
 --           retry_after_ms, approval_id, rule, reason, quota_warn, now}
 --          or {'unknown_run'} / {'stale_rules', version} / {'stale_global', version} / {'no_global_rules'}
 --          (nothing written: the gateway re-reads the rules and evaluates again)
@@ -83,6 +85,21 @@ if fence and fence ~= '' then
     rule = 'scope-claim'
     reason = 'the scope claim this agent works under lapsed or was taken over (fencing token ' .. fence ..
              ' is no longer current): its writes are refused'
+  end
+end
+-- An agent whose key was minted for one attempt of a subtask (a worker machine runs it): once another
+-- attempt is current (the subtask re-runs elsewhere: its lease was lost), every call of this one is
+-- refused, whatever the rules say, and audited as superseded. Only the exact current attempt acts.
+local key_attempt = ARGV[pos + n_gates * 7 + 9]
+if key_attempt and key_attempt ~= '' then
+  local current = redis.call('HGET', KEYS[10 + n_gates], agent)
+  if current ~= key_attempt then
+    kind = 'superseded'
+    failed = -6
+    outcome = 'superseded'
+    rule = 'attempt-superseded'
+    reason = 'this key is for attempt ' .. key_attempt .. ' of agent ' .. agent .. ', but the current attempt is ' ..
+             (current or 'none') .. ': the subtask was given to another worker, and this agent is cut off'
   end
 end
 local retry = 0
