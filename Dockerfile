@@ -7,7 +7,9 @@ COPY orchestrator ./orchestrator
 COPY rules ./rules
 # The gateway runs as an unprivileged user; its state (admin key file, embedded store snapshot) lives in a
 # directory that user owns — not in /app, which root owns.
-RUN pip install --no-cache-dir . \
+# EXTRAS="[distributed]" adds the Temporal executor and CLI (the compose file's "distributed" profile).
+ARG EXTRAS=""
+RUN pip install --no-cache-dir ".${EXTRAS}" \
  && useradd --create-home --uid 10001 acteon \
  && install -d -o acteon -g acteon -m 0700 /var/lib/acteon-swarm
 ENV ACTEON_STATE_DIR=/var/lib/acteon-swarm

@@ -28,6 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules-from-file", action="store_true",
                    help="enforce the rules directory, replacing a pack uploaded through the API "
                         "(also the way back when the store lost an uploaded pack)")
+    p.add_argument("--ssl-certfile", type=Path, default=None,
+                   help="serve HTTPS with this certificate (PEM; needed off loopback: remote workers' agents send "
+                        "their keys to it), or put the gateway behind a TLS proxy")
+    p.add_argument("--ssl-keyfile", type=Path, default=None, help="the certificate's private key (PEM)")
     p.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     p.add_argument("--version", action="version", version=f"acteon-gateway {c.VERSION}")
     return p
@@ -40,6 +44,13 @@ def main(argv: list[str] | None = None) -> int:
 
         return keys_main(argv[1:], noun=argv[0])
     args = build_parser().parse_args(argv)
+    if (args.ssl_certfile is None) != (args.ssl_keyfile is None):
+        print("acteon-gateway: --ssl-certfile and --ssl-keyfile go together", file=sys.stderr)
+        return 2
+    for tls_file in (args.ssl_certfile, args.ssl_keyfile):
+        if tls_file is not None and not tls_file.is_file():
+            print(f"acteon-gateway: {tls_file}: no such file", file=sys.stderr)
+            return 2
     if args.rules is not None:
         if not args.rules.is_dir():
             print(f"acteon-gateway: --rules {args.rules}: not a directory", file=sys.stderr)
@@ -74,13 +85,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from gateway.startup import banner
 
-    for line in banner(settings, pack, host=args.host, port=args.port, workers=args.workers):
+    tls = args.ssl_certfile is not None
+    for line in banner(settings, pack, host=args.host, port=args.port, workers=args.workers, tls=tls):
         print(line, file=sys.stderr)
     import uvicorn
 
     uvicorn.run(
         "gateway.app:app_from_env", factory=True, host=args.host, port=args.port,
         workers=args.workers, log_level=args.log_level, access_log=False,
+        ssl_certfile=str(args.ssl_certfile) if tls else None, ssl_keyfile=str(args.ssl_keyfile) if tls else None,
     )
     return 0
 

@@ -19,8 +19,12 @@ from gateway.store.guard import where
 from hook import contract as c
 
 
-def banner(settings: Settings, pack: Pack, *, host: str, port: int, workers: int) -> list[str]:
-    lines = [f"acteon-gateway {c.VERSION} on http://{host}:{port} ({workers} worker{'s' if workers > 1 else ''})"]
+def banner(settings: Settings, pack: Pack, *, host: str, port: int, workers: int, tls: bool = False) -> list[str]:
+    scheme = "https" if tls else "http"
+    lines = [f"acteon-gateway {c.VERSION} on {scheme}://{host}:{port} ({workers} worker{'s' if workers > 1 else ''})"]
+    if not tls and host not in ("127.0.0.1", "localhost", "::1"):
+        lines.append(f"  WARNING: plain HTTP on {host}: keys cross the network readable. Use --ssl-certfile and "
+                     "--ssl-keyfile, or a TLS proxy in front")
     if settings.redis_url:
         auth = "no password check (--insecure-redis)" if settings.insecure_redis else "password required"
         lines.append(f"  store:  Redis at {where(settings.redis_url)}, {auth}; {persistence(settings.redis_url)}")

@@ -203,6 +203,34 @@ class WorktreesSection(_Section):
     claim_ttl_seconds: float = Field(default=30.0, ge=1, le=3600)  # renewed every third of it while it runs
 
 
+class ExecutorSection(_Section):
+    """Where subtasks run (docs/distributed.md): ``local`` (this process, the default) or ``temporal`` (worker
+    machines behind a Temporal service; ``acteon-swarm worker`` on each)."""
+
+    kind: Literal["local", "temporal"] = "local"
+    address: NonEmpty = "127.0.0.1:7233"  # the Temporal frontend (host:port)
+    namespace: NonEmpty = "default"
+    queue: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]{1,200}$")] = "acteon-agents"
+    # role -> task queue: a role's subtasks run only on the workers serving that queue (a machine pool)
+    queues: dict[Annotated[str, StringConstraints(pattern=ROLE_NAME_PATTERN)],
+                 Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]{1,200}$")]] = Field(default_factory=dict)
+    heartbeat_timeout_seconds: float = Field(default=10.0, ge=2, le=600)  # a silent worker's tasks re-run elsewhere
+    max_attempts: int = Field(default=5, ge=1, le=100)  # of one subtask, counting re-runs after lost leases
+    tls_ca: NonEmpty | None = None  # Temporal over TLS: the CA, and the client certificate and key for mTLS
+    tls_cert: NonEmpty | None = None
+    tls_key: NonEmpty | None = None
+    api_key_env: Annotated[str, StringConstraints(pattern=r"^[A-Z_][A-Z0-9_]*$")] | None = None  # never the key
+
+    @model_validator(mode="after")
+    def _cert_and_key_together(self) -> ExecutorSection:
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("tls_cert and tls_key go together (mTLS: the client's certificate and its key)")
+        return self
+
+    def queue_for(self, role: str) -> str:
+        return self.queues.get(role, self.queue)
+
+
 class MonitorSection(_Section):
     """The run monitor (SPEC §5.9): stuck and runaway agents, deadline risk, and what to do about them."""
 
@@ -227,6 +255,7 @@ class SwarmConfig(_Section):
     monitor: MonitorSection = Field(default_factory=MonitorSection)
     worktrees: WorktreesSection = Field(default_factory=WorktreesSection)
     synthesis: SynthesisSection = Field(default_factory=SynthesisSection)
+    executor: ExecutorSection = Field(default_factory=ExecutorSection)
 
     @model_validator(mode="after")
     def _adversarial_needs_an_eval(self) -> SwarmConfig:

@@ -14,6 +14,7 @@ import functools
 import os
 import signal
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from orchestrator.config import SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
 from orchestrator.engines.base import SubtaskResult
 from orchestrator.evals import EvalResult, result_of
+from orchestrator.executors import make_executor
 from orchestrator.gatewayclient import GatewayClient, NotFound
 from orchestrator.lenses.runs import run_lens
 from orchestrator.lenses.swarm import check_lenses
@@ -108,6 +110,10 @@ class Run:
         self._synthesis_files: dict[str, Path] = {}  # join tasks -> the synthesis of their parents' work
         self._post: asyncio.Task[None] | None = None  # the adversarial loop, once the tasks are done
         self.fixes: dict[str, tuple[Gate, Path]] = {}  # fix task -> the eval gate and its challenge file
+        # Where subtasks run: here (local) or on worker machines (temporal). The scheduler, journal, refiner,
+        # memory and twin stay here either way.
+        self.executor = make_executor(cfg.executor)
+        self.sessions_ended: Counter[str] = Counter()  # agent id -> its finished sessions (journaled)
 
     def _rules(self) -> list[dict[str, Any]]:
         return (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
@@ -138,6 +144,7 @@ class Run:
         past = self.dir.read_events() if self.opts.resume else []
         if self.opts.resume:
             self.reaped = self._reap_orphans(past)
+            self.sessions_ended.update(e.agent_id for e in past if isinstance(e, R.SubtaskFinished))
             try:
                 self.agent_key = await self.client.mint_key(self.run_id)
             except NotFound:
@@ -174,6 +181,7 @@ class Run:
             self.memory = open_store(self.opts.state_dir)
             # Earlier runs' findings become searchable; a damaged journal elsewhere must not stop this run.
             self.memory.sync_all(self.opts.state_dir, on_error=self._memory_error)
+        await self.executor.start()
         specs = [self._spec(t, i) for i, t in enumerate(self.plan.tasks)]
         caps = {name: r.max_concurrent for name, r in self.roles.items() if r.max_concurrent}
         max_agents = self.max_agents()
@@ -203,6 +211,7 @@ class Run:
                 loop.remove_signal_handler(sig)
             self.watcher.stop()
             await watching  # the last drain: every decision of this run is in the journal
+            await self.executor.close()
             if self.memory is not None:
                 self.memory.close()
         return await self._finish(dict(statuses))
@@ -542,7 +551,10 @@ class Run:
         ctx = SubtaskContext(
             run_id=self.run_id, agent_id=agent_id, role=task.assigned_role, task_id=task.id, subtask_id=sub_id,
             prompt=prompt, command=command, workdir=workdir, agent_dir=self.dir.agent_dir(agent_id),
-            gateway_url=self.opts.gateway_url, agent_key=await self.agent_key_for(task, agent_id, place, held),
+            gateway_url=self.opts.gateway_url,
+            # On worker machines each attempt's key is minted there (by a worker key), never sent from here.
+            agent_key=await self.agent_key_for(task, agent_id, place, held) if self.executor.name == "local" else "",
+            key_binding=TaskPlaces.binding(task, agent_id, place, held) if place is not None else {},
             timeout_s=timeout_s, client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
             on_start=functools.partial(self.agent_started, task.id, sub_id, agent_id),
             extra_env={**self.extra_env(task, agent_id, place), **(extra_env or {})}, model=model)
@@ -550,13 +562,16 @@ class Run:
             if prompt is not None and engine == "command":
                 raise EngineError(f"subtask {sub_id} has a prompt but the run's engine is 'command'; "
                                   "use --engine claude or gemini")
-            result = await get_engine(engine).run_subtask(ctx)
+            # The n-th session of this agent id (a refiner's retry runs it again); a resumed one in flight is
+            # the same session, so an executor that still runs it re-attaches.
+            result = await self.executor.run(ctx, engine, generation=self.sessions_ended[agent_id])
         except EngineError as e:
             result = SubtaskResult(ok=False, detail=str(e))
         finally:
             self.agent_groups.pop(agent_id, None)
         if agent_id in self.monitor_kills:
             result.ok, result.detail = False, self.monitor_kills[agent_id]
+        self.sessions_ended[agent_id] += 1
         self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=sub_id, agent_id=agent_id, ok=result.ok,
                         returncode=result.returncode, timed_out=result.timed_out, duration_s=result.duration_s,
                         detail=result.detail[:2000], **result.usage)

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from hook import contract as c
 from orchestrator.commands.common import (
     ConfigOpt,
     JsonOut,
@@ -48,6 +49,11 @@ def run(
                                                                     "(switches the eval harness on)")] = None,
     pass_threshold: Annotated[float | None, typer.Option("--pass-threshold", min=0, max=1,
                                                          help="below this eval score the run ends eval_failed")] = None,
+    executor: Annotated[str | None, typer.Option(
+        "--executor", help="where subtasks run: local (this machine) or temporal (worker machines; "
+                           "default: swarm.toml [executor])")] = None,
+    temporal: Annotated[str | None, typer.Option("--temporal", metavar="HOST:PORT",
+                                                 help="the Temporal service (implies --executor temporal)")] = None,
     config: ConfigOpt = None,
     state_dir: StateDir = None,
     as_json: JsonOut = False,
@@ -63,7 +69,15 @@ def run(
 
     cfg = config_of(config)
     state = _state(state_dir)
-    overrides: dict[str, dict[str, object]] = {"adversarial": {}, "eval_harness": {}}
+    overrides: dict[str, dict[str, object]] = {"adversarial": {}, "eval_harness": {}, "executor": {}}
+    if executor is not None:
+        if executor not in ("local", "temporal"):
+            raise fail(f"--executor: local or temporal, not {executor!r}")
+        overrides["executor"]["kind"] = executor
+    if temporal is not None:
+        if executor == "local":
+            raise fail("--temporal names a Temporal service: it goes with --executor temporal, not local")
+        overrides["executor"].update(kind="temporal", address=temporal)
     if adversarial is not None:
         overrides["adversarial"]["enabled"] = adversarial
     if max_rounds is not None:
@@ -129,6 +143,9 @@ def run(
                 + _override_args(overrides)
                 + (["--config", str(config.absolute())] if config else []))
         return
+    if cfg.executor.kind == "temporal" and not os.environ.get(c.ENV_URL):
+        raise fail(f"a distributed run needs a gateway its workers reach: set {c.ENV_URL} (and start "
+                   "`acteon-gateway` on an address the worker machines reach, with TLS off loopback)")
     url, admin, embedded = gateway_for(state, cfg)
     opts = RunOptions(engine=str(engine), state_dir=state, gateway_url=url, admin_key=admin, max_agents=max_agents,
                       subtask_timeout_s=float(cfg.defaults.subtask_timeout_seconds), resume=bool(resume),
@@ -164,6 +181,11 @@ def _override_args(overrides: dict[str, dict[str, object]]) -> list[str]:
         args += ["--eval", str(ev["command"])]
     if "pass_threshold" in ev:
         args += ["--pass-threshold", str(ev["pass_threshold"])]
+    ex = overrides.get("executor", {})
+    if "kind" in ex:
+        args += ["--executor", str(ex["kind"])]
+    if "address" in ex:
+        args += ["--temporal", str(ex["address"])]
     return args
 
 

@@ -40,6 +40,9 @@ class SubtaskContext:
     pass_env: tuple[str, ...] = ()  # [safety] pass_env: more of the user's variables the agent may see
     extra_env: dict[str, str] = field(default_factory=dict)  # set by the run (the git identity in a worktree)
     model: str | None = None  # None: the CLI's default model (a lens member may name its own)
+    # What a key minted for this agent elsewhere must hold it to (a worker mints per attempt): its worktree,
+    # file scope and scope claim; empty outside a worktree.
+    key_binding: dict[str, Any] = field(default_factory=dict)
 
     def agent_env(self) -> dict[str, str]:
         """The agent's environment: the allow-listed part of the user's, plus its identity for the hook

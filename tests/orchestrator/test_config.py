@@ -105,9 +105,9 @@ def test_every_section_is_read(tmp_path: Path) -> None:
     ("text", "expected"),
     [
         ("colour = 1\n", "colour: unknown key (known keys: acteon, defaults, safety, roles, refiner, memory, graph, "
-                          "adversarial, eval_harness, monitor, worktrees, synthesis)"),
+                          "adversarial, eval_harness, monitor, worktrees, synthesis, executor)"),
         ("[extras]\nx = 1\n", "extras: unknown key (known keys: acteon, defaults, safety, roles, refiner, memory, "
-                               "graph, adversarial, eval_harness, monitor, worktrees, synthesis)"),
+                               "graph, adversarial, eval_harness, monitor, worktrees, synthesis, executor)"),
         ("[defaults]\nmax_agentz = 4\n", "defaults.max_agentz: unknown key (did you mean 'max_agents'?)"),
         ("[safety]\nblocked_command = ['rm']\n",
          "safety.blocked_command: unknown key (did you mean 'blocked_commands'?)"),
@@ -120,6 +120,8 @@ def test_every_section_is_read(tmp_path: Path) -> None:
         ("[eval_harness]\ncmd = 'x'\n", "eval_harness.cmd: unknown key (did you mean 'command'?)"),
         ("[refiner]\nmodle = 'x'\n", "refiner.modle: unknown key (did you mean 'model'?)"),
         ("[acteon]\nurl = 'http://x'\n", "acteon.url: unknown key (known keys: endpoint, namespace)"),
+        ("[executor]\nheartbeat_timeout = 5\n",
+         "executor.heartbeat_timeout: unknown key (did you mean 'heartbeat_timeout_seconds'?)"),
     ],
 )
 def test_unknown_keys_are_errors_at_every_depth(tmp_path: Path, text: str, expected: str) -> None:

@@ -54,9 +54,27 @@ def test_cli_help_does_not_load_the_server_stack() -> None:
         assert heavy not in loaded
 
 
+def test_a_local_run_never_loads_temporal() -> None:
+    """Temporal is an optional extra: the runner and the default executor work without it."""
+    loaded = _loaded_after(
+        "from orchestrator import runner\n"
+        "from orchestrator.config import ExecutorSection\n"
+        "from orchestrator.executors import make_executor\n"
+        "assert make_executor(ExecutorSection()).name == 'local'\n"
+        "from orchestrator import cli"
+    )
+    assert "orchestrator.runner" in loaded
+    assert not {m for m in loaded if m.split(".")[0] == "temporalio"}
+
+
 def test_docker_compose_is_valid() -> None:
     doc = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    assert set(doc["services"]) == {"redis", "gateway"}
+    assert set(doc["services"]) == {"redis", "gateway", "temporal", "worker"}
+    # Distributed runs are a profile to try on one host; a worker gets a worker key, never the admin key or
+    # the store's address.
+    assert all(doc["services"][s]["profiles"] == ["distributed"] for s in ("temporal", "worker"))
+    worker_env = doc["services"]["worker"]["environment"]
+    assert set(worker_env) == {"ACTEON_URL", "ACTEON_WORKER_KEY"}
     # The store requires a password and persists (AOF, fsync every second); the gateway's URL carries it.
     redis_command = " ".join(doc["services"]["redis"]["command"])
     assert "--requirepass" in redis_command and "--appendonly yes" in redis_command

@@ -1,0 +1,113 @@
+"""The coordinator's side of the Temporal executor: one workflow per subtask, awaited in the scheduler's slot.
+
+The scheduler decides when a subtask starts (``max_agents``, role caps): a workflow is started only in a
+slot, so caps stay exact whatever the number of workers; worker slots only bound each machine. Workflow
+ids are deterministic (``acteon/<run>/<agent>``): a resumed run re-attaches to a subtask still in flight
+(or takes the result of one that finished while the coordinator was down) instead of running it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import CancelledError as TemporalCancelled
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+from orchestrator.engines.base import SubtaskContext, SubtaskResult
+from orchestrator.executors.base import ExecutorConfig
+from orchestrator.executors.temporal.connect import connect
+from orchestrator.executors.temporal.workflow import WORKFLOW
+
+ATTEMPTS_PER_GENERATION = 1000  # a refiner's retry of an agent counts its attempts from here on
+
+
+def workflow_id(run_id: str, agent_id: str, generation: int = 0) -> str:
+    base = f"acteon/{run_id}/{agent_id}"
+    return base if generation == 0 else f"{base}/{generation}"
+
+
+def spec_of(ctx: SubtaskContext, engine: str, cfg: ExecutorConfig, generation: int) -> dict[str, Any]:
+    """What crosses to the worker: the subtask, never a key (the worker mints the attempt's own)."""
+    return {
+        "run_id": ctx.run_id, "agent_id": ctx.agent_id, "role": ctx.role, "task_id": ctx.task_id,
+        "subtask_id": ctx.subtask_id, "prompt": ctx.prompt, "command": ctx.command, "workdir": str(ctx.workdir),
+        "timeout_s": ctx.timeout_s, "engine": engine, "model": ctx.model, "pass_env": list(ctx.pass_env),
+        "extra_env": dict(ctx.extra_env), "queue": cfg.queue_for(ctx.role),
+        "heartbeat_timeout_s": cfg.heartbeat_timeout_seconds, "max_attempts": cfg.max_attempts,
+        "attempt_base": generation * ATTEMPTS_PER_GENERATION,
+        # What the attempt's key holds the agent to (worktree, file scope, scope claim); the key itself is not here.
+        "binding": {k: v for k, v in ctx.key_binding.items() if k != "agent_id"},
+    }
+
+
+class TemporalExecutor:
+    name = "temporal"
+
+    def __init__(self, cfg: ExecutorConfig) -> None:
+        self.cfg = cfg
+        self._client: Client | None = None
+        self._live: dict[str, WorkflowHandle[Any, Any]] = {}  # workflow id -> handle, while awaited
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise RuntimeError("TemporalExecutor.start() first")
+        return self._client
+
+    async def start(self) -> None:
+        if self._client is None:
+            self._client = await connect(self.cfg)
+
+    async def run(self, ctx: SubtaskContext, engine: str, *, generation: int = 0) -> SubtaskResult:
+        spec = spec_of(ctx, engine, self.cfg, generation)
+        wid = workflow_id(ctx.run_id, ctx.agent_id, generation)
+        try:
+            handle: WorkflowHandle[Any, Any] = await self.client.start_workflow(
+                WORKFLOW, spec, id=wid, task_queue=spec["queue"],
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING)  # in flight: re-attach
+        except WorkflowAlreadyStartedError:
+            handle = self.client.get_workflow_handle(wid)  # finished while we were down: its result
+        self._live[wid] = handle
+        try:
+            out: dict[str, Any] = await handle.result()
+        except asyncio.CancelledError:
+            # The runner stops the subtask (its run was cancelled): the workflow's cancel returns once the
+            # worker has killed the agent's group.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._cancel_and_wait(handle))
+            raise
+        except WorkflowFailureError as e:
+            return SubtaskResult(ok=False, detail=_failure(e))
+        finally:
+            self._live.pop(wid, None)
+        return SubtaskResult(ok=bool(out["ok"]), returncode=out.get("returncode"), timed_out=bool(out["timed_out"]),
+                             duration_s=float(out["duration_s"]), detail=str(out["detail"]),
+                             output=str(out["output"]), usage=dict(out.get("usage") or {}))
+
+    async def _cancel_and_wait(self, handle: WorkflowHandle[Any, Any]) -> None:
+        await handle.cancel()
+        with contextlib.suppress(WorkflowFailureError):
+            await handle.result()
+
+    async def cancel(self, run_id: str) -> None:
+        """Cancel every workflow of the run this coordinator awaits, and wait until each agent is gone."""
+        prefix = f"acteon/{run_id}/"
+        handles = [h for wid, h in self._live.items() if wid.startswith(prefix)]
+        await asyncio.gather(*(self._cancel_and_wait(h) for h in handles), return_exceptions=True)
+
+    async def close(self) -> None:
+        self._client = None  # the SDK's client holds no resources to release
+
+
+def _failure(e: WorkflowFailureError) -> str:
+    cause: BaseException | None = e.cause
+    if isinstance(cause, TemporalCancelled):
+        return "cancelled"
+    while getattr(cause, "cause", None) is not None:
+        cause = getattr(cause, "cause")  # noqa: B009 - the innermost failure says what went wrong
+    return f"the subtask's workflow failed: {cause or e}"[:500]
