@@ -11,7 +11,8 @@ subtasks (each writes the time it started) runs four times through the real CLI 
 
 on the local executor (the reference, measured in the same run) and on the Temporal executor. Submit is the
 journal's ``subtask_started`` (the coordinator hands the subtask to its executor); start is the moment
-the agent's command ran. Printed: p50 / p99 per mode and executor side by side, and a flag for a
+the agent's command ran. The gateway allows every call (its decisions are measured by bench/dispatch.py).
+Printed: p50 / p99 per mode and executor side by side, and a flag for a
 Temporal p99 over 2 s. Everything shares the 2 cores: the gateway, Redis, Temporal, the workers, the
 coordinator and the agents.
 """
@@ -47,7 +48,8 @@ def one_run(executor: str, mode: str, n: int, temporal: str, gateway: str, root:
     ws = root / f"{executor}-{mode}"
     (ws / "starts").mkdir(parents=True)
     tasks = [{"id": f"t{i:03d}", "name": f"t{i:03d}", "assigned_role": "executor", "depends_on": [],
-              "subtasks": [{"id": "s", "name": "s", "command": f"date +%s.%N > starts/t{i:03d}"}]} for i in range(n)]
+              "subtasks": [{"id": f"s{i:03d}", "name": "s", "command": f"date +%s.%N > starts/t{i:03d}"}]}
+             for i in range(n)]
     plan = {"id": "bench", "objective": "submit to start", "status": "approved", "estimated_actions": n * 2,
             "scope": {"working_directory": str(ws), "max_agents": 4 if mode == "paced" else n}, "tasks": tasks}
     plan_file = root / f"{executor}-{mode}.json"
@@ -73,15 +75,22 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tasks", type=int, default=200)
     ap.add_argument("--slots", type=int, default=100, help="per worker")
+    ap.add_argument("--temporal-store", choices=["sqlite", "memory"], default="sqlite",
+                    help="the dev server's persistence: a SQLite file (as the tests run it) or memory")
     args = ap.parse_args()
     results: dict[str, dict[str, list[float]]] = {}
     with ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         redis = RedisServer().start()
         stack.callback(redis.stop)
+        # What is measured is the executor, not the policy: a pack that allows every call (the default pack
+        # throttles a run to 30 commands a minute, which would be most of the latency).
+        (root / "rules").mkdir()
+        (root / "rules" / "allow.yaml").write_text("rules:\n  - {name: allow-all, priority: 1, action: allow}\n")
         gateway = stack.enter_context(gateway_process({"ACTEON_REDIS_URL": redis.url, "ACTEON_ADMIN_KEY": ADMIN,
-                                                       "ACTEON_STATE_DIR": str(root / "gw")}))
-        temporal = TemporalServer(root / "temporal.db").start()
+                                                       "ACTEON_STATE_DIR": str(root / "gw"),
+                                                       "ACTEON_RULES_DIR": str(root / "rules")}))
+        temporal = TemporalServer(root / "temporal.db" if args.temporal_store == "sqlite" else None).start()
         stack.callback(temporal.kill)
         workers = Workers(temporal.address, gateway, root / "workers")
         workers.root.mkdir()
@@ -95,7 +104,8 @@ def main() -> int:
                 results.setdefault(mode, {})[executor] = lat
                 print(f"{mode:5} {executor:8}: p50 {statistics.median(lat) * 1000:7.0f} ms, "
                       f"p99 {pct(lat, 99) * 1000:7.0f} ms ({time.monotonic() - started:.0f} s)", file=sys.stderr)
-    out: dict[str, Any] = {"tasks": args.tasks, "slots_per_worker": args.slots, "workers": 2}
+    out: dict[str, Any] = {"tasks": args.tasks, "slots_per_worker": args.slots, "workers": 2,
+                           "temporal_store": args.temporal_store}
     for mode, by in results.items():
         out[mode] = {ex: {"p50_ms": round(statistics.median(lat) * 1000), "p99_ms": round(pct(lat, 99) * 1000)}
                      for ex, lat in by.items()}

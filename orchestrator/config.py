@@ -220,6 +220,9 @@ class ExecutorSection(_Section):
     tls_cert: NonEmpty | None = None
     tls_key: NonEmpty | None = None
     api_key_env: Annotated[str, StringConstraints(pattern=r"^[A-Z_][A-Z0-9_]*$")] | None = None  # never the key
+    # Where workers fetch a task's head and push an attempt's commits (a URL git understands); unset: the
+    # coordinator's repository path, which a worker reaches on this host or a shared filesystem only.
+    git_remote: NonEmpty | None = None
 
     @model_validator(mode="after")
     def _cert_and_key_together(self) -> ExecutorSection:

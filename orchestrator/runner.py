@@ -168,7 +168,9 @@ class Run:
         self.dir.write_run(pid=pid, process_start_time=process_start_time(pid), status="running",
                            gateway_url=self.opts.gateway_url, engine=self.opts.engine, plan_id=self.plan.id,
                            objective=self.plan.objective, started_at=R.now_iso(), finished_at=None,
-                           overrides=self.opts.overrides)
+                           overrides=self.opts.overrides,
+                           # where its subtasks run, so that `cancel` finds them when this process is gone
+                           executor=self.cfg.executor.model_dump() if self.executor.name != "local" else None)
         self.dir.record(R.RunStarted, run_id=self.run_id, plan_id=self.plan.id, engine=self.opts.engine, pid=pid,
                         resumed=self.opts.resume)
         self.reporter.start()
@@ -449,7 +451,12 @@ class Run:
         """The monitor's "kill": the agent's whole process group; its subtask then fails with ``why``."""
         pgid = self.agent_groups.get(agent_id)
         if pgid is None:
-            return False
+            # On a worker machine: its workflow is cancelled, and the worker kills the group.
+            self.monitor_kills[agent_id] = why
+            if not await self.executor.stop(self.run_id, agent_id):
+                del self.monitor_kills[agent_id]
+                return False
+            return True
         self.monitor_kills[agent_id] = why
         await asyncio.to_thread(kill_group, pgid)
         return True
@@ -555,6 +562,7 @@ class Run:
             # On worker machines each attempt's key is minted there (by a worker key), never sent from here.
             agent_key=await self.agent_key_for(task, agent_id, place, held) if self.executor.name == "local" else "",
             key_binding=TaskPlaces.binding(task, agent_id, place, held) if place is not None else {},
+            worktree={"top": str(place.top), "branch": place.branch or ""} if place is not None else {},
             timeout_s=timeout_s, client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
             on_start=functools.partial(self.agent_started, task.id, sub_id, agent_id),
             extra_env={**self.extra_env(task, agent_id, place), **(extra_env or {})}, model=model)

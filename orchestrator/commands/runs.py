@@ -329,12 +329,34 @@ def cancel(
             result["orchestrator"] = rd.read_run().get("status")
         else:
             result["orchestrator"] = "stale pid: not signalled"
+    executor = dict(run.get("executor") or {})
+    if executor.get("kind") == "temporal" and result["orchestrator"] not in ("cancelled", "done", "failed"):
+        # The coordinator is gone: its subtasks still run on worker machines. Find them on Temporal itself.
+        result["workflows"] = _cancel_workflows(executor, run_id)
     if as_json:
         _print_json(result)
     else:
-        print(f"run {run_id}: gateway {result['gateway']}; orchestrator {result['orchestrator']}")
+        extra = f"; {result['workflows']}" if "workflows" in result else ""
+        print(f"run {run_id}: gateway {result['gateway']}; orchestrator {result['orchestrator']}{extra}")
     if result["gateway"] != "cancelled" and result["orchestrator"] not in ("cancelled", "done", "failed"):
         raise typer.Exit(1)
+
+
+def _cancel_workflows(executor: dict[str, Any], run_id: str) -> str:
+    import asyncio
+
+    from orchestrator.config import ExecutorSection
+    from orchestrator.errors import UserError
+
+    try:
+        from orchestrator.executors.temporal.executor import cancel_run
+    except ImportError:
+        return "its workflows were not cancelled: the distributed extra is not installed here"
+    try:
+        n = asyncio.run(cancel_run(ExecutorSection.model_validate(executor), run_id))
+    except UserError as e:
+        return f"its workflows were not cancelled: {e}"
+    return f"{n} workflow(s) cancelled on Temporal, their agents stopped"
 
 
 def audit(

@@ -43,6 +43,9 @@ class SubtaskContext:
     # What a key minted for this agent elsewhere must hold it to (a worker mints per attempt): its worktree,
     # file scope and scope claim; empty outside a worktree.
     key_binding: dict[str, Any] = field(default_factory=dict)
+    # The task's worktree on this machine ({"top", "branch"}; branch '' for a read-only view): an executor
+    # that runs the agent elsewhere carries its head there and the agent's commits back.
+    worktree: dict[str, str] = field(default_factory=dict)
 
     def agent_env(self) -> dict[str, str]:
         """The agent's environment: the allow-listed part of the user's, plus its identity for the hook

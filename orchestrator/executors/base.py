@@ -20,6 +20,9 @@ class Executor(Protocol):
         """Run one subtask to its end. ``generation`` counts earlier runs of the same agent id in this run
         (a refiner's retry runs it again): each is its own unit of work."""
 
+    async def stop(self, run_id: str, agent_id: str) -> bool:
+        """Stop one agent that runs elsewhere (the monitor's kill); False when this executor runs none such."""
+
     async def cancel(self, run_id: str) -> None:
         """Stop every subtask of the run this executor runs, returning once their agents are gone."""
 

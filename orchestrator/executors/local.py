@@ -15,6 +15,9 @@ class LocalExecutor:
     async def run(self, ctx: SubtaskContext, engine: str, *, generation: int = 0) -> SubtaskResult:
         return await get_engine(engine).run_subtask(ctx)
 
+    async def stop(self, run_id: str, agent_id: str) -> bool:
+        return False  # the runner kills the groups of local agents itself
+
     async def cancel(self, run_id: str) -> None:
         # The runner kills the process groups it started itself (it knows them from on_start).
         return None

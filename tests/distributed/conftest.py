@@ -38,7 +38,7 @@ def temporal_binary() -> Path:
 
 @dataclass
 class TemporalServer:
-    db: Path
+    db: Path | None  # None: the dev server keeps its state in memory (lost when it stops)
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
 
@@ -48,8 +48,9 @@ class TemporalServer:
 
     def start(self) -> TemporalServer:
         self.proc = subprocess.Popen(
-            [str(temporal_binary()), "server", "start-dev", "--db-filename", str(self.db), "--port", str(self.port),
-             "--ip", "127.0.0.1", "--headless", "--log-level", "error", "--metrics-port", str(free_port())],
+            [str(temporal_binary()), "server", "start-dev", *(["--db-filename", str(self.db)] if self.db else []),
+             "--port", str(self.port), "--ip", "127.0.0.1", "--headless", "--log-level", "error",
+             "--metrics-port", str(free_port())],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         wait_until(self._ready, timeout_s=60, what="temporal dev server")
         return self

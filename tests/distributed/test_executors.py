@@ -178,3 +178,86 @@ def test_caps_stay_exact_across_two_workers_and_the_makespan_stays_near_its_boun
     ran = {name: workers.agents(name, "caps") for name in ("box-1", "box-2")}
     assert all(ran.values()), {k: len(v) for k, v in ran.items()}
     assert sorted(d.name for dirs in ran.values() for d in dirs) == ["1"] * 20
+
+
+def test_the_monitor_kills_a_stuck_agent_on_a_worker_machine(workers: Workers, gateway: str, tmp_path: Path) -> None:
+    """The monitor's kill reaches an agent on another machine: its workflow is cancelled, its worker kills
+    the group, and the task fails with the monitor's reason."""
+    from tests.monitor.test_monitor_run import call
+
+    workers.start("box-1", slots=2)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    stuck = f"echo $(ps -o pgid= $$) > pg; for i in 1 2 3 4 5; do {call('ls -la')} > /dev/null; done; sleep 120"
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps(plan(ws, [{**task("stuck", stuck), "subtasks": [
+        {"id": "stuck-1", "name": "stuck", "command": stuck, "timeout_seconds": 200}]}])))
+    (tmp_path / "swarm.toml").write_text('[defaults]\nenable_refiner = false\n[monitor]\naction = "kill"\n'
+                                         'stuck_repeats = 5\npoll_interval_seconds = 0.1\n')
+    r = cli([*run_args("temporal", workers.temporal, tmp_path / "state", p, "stuck"), "--config",
+             str(tmp_path / "swarm.toml")], gateway)
+    assert r.returncode == 1, r.stderr
+    events = journal(tmp_path / "state", "stuck")
+    finished = next(e for e in events if e["type"] == "subtask_finished")
+    assert finished["detail"].startswith("killed by the monitor: stuck") and finished["duration_s"] < 60
+    assert not group_alive(int((ws / "pg").read_text()))
+
+
+@pytest.mark.parametrize("executor", ["local", "temporal"])
+def test_writers_in_a_git_repository_land_their_branches_on_both_executors(executor: str, workers: Workers,
+                                                                          gateway: str, tmp_path: Path) -> None:
+    """The worktree model across machines: a worker fetches the task's head, its agent commits in the worker's
+    own worktree, the commits come back as the task's branch, and the merge queue lands them; the user's
+    checkout stays byte for byte as it was."""
+    from tests.worktrees.test_parallel_writers import commit, git, snapshot, user_repo, writer
+
+    if executor == "temporal":
+        workers.start("box-1", slots=2)
+        workers.start("box-2", slots=2)
+    repo = user_repo(tmp_path)
+    before = snapshot(repo)
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps({
+        "id": "p", "objective": "writers", "status": "approved", "estimated_actions": 100,
+        "scope": {"working_directory": str(repo), "max_agents": 4},
+        "tasks": [writer("a", "mkdir -p lib && echo A > lib/a.txt && " + commit("a"), ["lib/**"]),
+                  writer("b", "mkdir -p docs && echo B > docs/b.md && " + commit("b"), ["docs/**"]),
+                  writer("c", "echo C > lib/c.txt && " + commit("c"), ["lib/c.txt"], depends_on=["a"]),
+                  writer("x", "mkdir -p docs && echo X > docs/x.md && " + commit("x"), ["lib/x.txt"])]}))
+    run_id = f"git-{executor}"
+    r = cli(run_args(executor, workers.temporal, tmp_path / "state", p, run_id), gateway)
+    report = json.loads(r.stdout)
+    # x writes outside its file scope: refused by the gateway on either machine (the worker-minted key holds it)
+    assert report["tasks"] == {"a": "done", "b": "done", "c": "done", "x": "failed"}, r.stderr
+    refused = [(e["outcome"], e["rule"]) for e in journal(tmp_path / "state", run_id)
+               if e["type"] == "tool_call" and e["agent_id"] == "x.x-1"]
+    assert refused == [("suppressed", "file-scope")]
+    integration = f"acteon/{run_id}/integration"
+    files = set(git(repo, "ls-tree", "-r", "--name-only", integration).splitlines())
+    assert {"lib/a.txt", "docs/b.md", "lib/c.txt", "README.md"} <= files and "lib/x.txt" not in files
+    assert git(repo, "show", f"{integration}:lib/c.txt") == "C"
+    assert snapshot(repo) == before
+    if executor == "temporal":
+        # The agent worked in a worktree of the worker's own clone, not in the coordinator's.
+        worker_trees = [workers.state_dir(n) / "worker" / "worktrees" / run_id for n in ("box-1", "box-2")]
+        assert any((t / "a.a-1" / "1" / "lib" / "a.txt").exists() for t in worker_trees)
+
+
+def test_a_role_mapped_to_a_task_queue_runs_only_on_that_pool(workers: Workers, gateway: str, tmp_path: Path) -> None:
+    """`[executor] queues`: the tester role's subtasks go to the machines serving its queue; the others to
+    the default queue."""
+    workers.start("pool-box", queue="review-pool", slots=4)
+    workers.start("general-box", slots=4)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    p = tmp_path / "plan.json"
+    tasks = [task(f"e{i}", "true") for i in range(3)] + [
+        {**task(f"r{i}", "true"), "assigned_role": "tester"} for i in range(3)]
+    p.write_text(json.dumps(plan(ws, tasks)))
+    (tmp_path / "swarm.toml").write_text('[executor]\nqueues = { tester = "review-pool" }\n'
+                                         '[[roles]]\nname = "tester"\nallowed_tools = ["Bash", "Read"]\n')
+    r = cli([*run_args("temporal", workers.temporal, tmp_path / "state", p, "pools"), "--config",
+             str(tmp_path / "swarm.toml")], gateway)
+    assert r.returncode == 0, r.stderr
+    assert sorted(d.parent.name for d in workers.agents("pool-box", "pools")) == ["r0.r0-1", "r1.r1-1", "r2.r2-1"]
+    assert sorted(d.parent.name for d in workers.agents("general-box", "pools")) == ["e0.e0-1", "e1.e1-1", "e2.e2-1"]

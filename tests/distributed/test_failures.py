@@ -186,6 +186,28 @@ def test_resume_after_kill_9_reattaches_to_work_in_flight(workers: Workers, gate
     assert started.count("quick.quick-1") == 1  # done before the crash: never started again
 
 
+def test_cancel_finds_the_workflows_of_a_run_whose_coordinator_is_dead(workers: Workers, gateway: str,
+                                                                      tmp_path: Path) -> None:
+    """Cancel with the coordinator gone (kill -9): the subtasks still run on the workers; `cancel` finds
+    them on Temporal itself, and every agent group is gone within 5 s."""
+    ws, state, p = make_ws(tmp_path, [task(f"t{i}", first_attempt_waits(f"t{i}")) for i in range(4)])
+    workers.start("box-1", slots=2)
+    workers.start("box-2", slots=2)
+    proc = start_run(workers, gateway, state, p, "orphaned-run")
+    groups = {pgid_of(ws, f"t{i}") for i in range(4)}
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert all(group_alive(g) for g in groups)  # a dead coordinator stops nothing on the workers
+    started = time.monotonic()
+    r = cli(["cancel", "--run", "orphaned-run", "--state-dir", str(state), "--json"], gateway)
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert result["gateway"] == "cancelled" and result["orchestrator"] == "stale pid: not signalled"
+    assert result["workflows"].startswith("4 workflow(s) cancelled")
+    wait_until(lambda: not any(group_alive(g) for g in groups), timeout_s=5, what="every agent group gone")
+    assert time.monotonic() - started <= 5
+
+
 def test_no_worker_or_agent_holds_the_stores_address_or_the_admin_key(workers: Workers, gateway: str,
                                                                       tmp_path: Path) -> None:
     """Acceptance 9: what a worker process and its agent hold."""

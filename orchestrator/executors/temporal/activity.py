@@ -27,8 +27,10 @@ from temporalio.exceptions import ApplicationError
 from orchestrator.engines import get_engine
 from orchestrator.engines.base import MAX_OUTPUT, EngineError, SubtaskContext
 from orchestrator.executors.temporal.workflow import ACTIVITY
+from orchestrator.executors.temporal.workspace import Checkouts
 from orchestrator.gatewayclient import Conflict, GatewayClient
 from orchestrator.process import process_start_time, reap_orphan
+from orchestrator.workspace.git import GitError
 
 HEARTBEAT_S = 0.5  # well under a second: the SDK sends at most one per second (the worker's throttle)
 
@@ -88,6 +90,7 @@ class SubtaskActivity:
         self.ledger = GroupLedger(state_dir / "agent-groups.jsonl")
         self.host = socket.gethostname()
         self.client = GatewayClient(gateway_url, "")  # no admin key on a worker, ever
+        self.checkouts = Checkouts(state_dir)
 
     @activity.defn(name=ACTIVITY)
     async def run_subtask(self, spec: dict[str, Any]) -> dict[str, Any]:
@@ -97,6 +100,15 @@ class SubtaskActivity:
         attempt = int(spec.get("attempt_base", 0)) + info.attempt
         run_id, agent_id = str(spec["run_id"]), str(spec["agent_id"])
         binding = dict(spec.get("binding") or {})
+        workdir, base, top = Path(spec["workdir"]), "", None
+        if spec.get("git"):  # a task in a git worktree: its head, checked out here for this attempt
+            try:
+                top, base = await self.checkouts.checkout(spec["git"], run_id, agent_id, attempt)
+            except GitError as e:
+                raise ApplicationError(f"cannot check out the task's head: {e}", type="CheckoutFailed") from None
+            workdir = top / spec["git"]["subdir"] if spec["git"]["subdir"] else top
+            if binding.get("root"):
+                binding["root"] = str(top)  # the gateway holds the agent to this machine's worktree
         try:
             key = await self.client.mint_attempt(self._worker_key, run_id, agent_id, attempt, binding)
         except Conflict as e:  # a newer attempt exists already (this one is stale), or the run was cancelled
@@ -112,7 +124,7 @@ class SubtaskActivity:
         ctx = SubtaskContext(
             run_id=run_id, agent_id=agent_id, role=str(spec["role"]), task_id=str(spec["task_id"]),
             subtask_id=str(spec["subtask_id"]), prompt=spec.get("prompt"), command=spec.get("command"),
-            workdir=Path(spec["workdir"]), agent_dir=agent_dir, gateway_url=self.gateway_url, agent_key=key,
+            workdir=workdir, agent_dir=agent_dir, gateway_url=self.gateway_url, agent_key=key,
             timeout_s=float(spec["timeout_s"]), client=self.client, base_env=self.base_env,
             pass_env=tuple(spec.get("pass_env") or ()), on_start=started,
             extra_env=dict(spec.get("extra_env") or {}), model=spec.get("model"))
@@ -138,7 +150,17 @@ class SubtaskActivity:
                     await run
             if where["pgid"] is not None:
                 self.ledger.remove(int(where["pgid"]))
+        landed = None
+        if top is not None and result.ok:
+            try:
+                landed = await self.checkouts.give_back(spec["git"], top, base, run_id, agent_id, attempt)
+            except GitError as e:
+                return {"ok": False, "returncode": result.returncode, "timed_out": False, "detail":
+                        f"the agent's commits could not be pushed: {e}"[:2000], "output": result.output[-MAX_OUTPUT:],
+                        "duration_s": round(time.monotonic() - started_at, 3), "usage": result.usage,
+                        "host": self.host, "attempt": attempt}
         return {
+            "git": landed,
             "ok": result.ok, "returncode": result.returncode, "timed_out": result.timed_out,
             "duration_s": round(time.monotonic() - started_at, 3), "detail": result.detail[:2000],
             "output": result.output[-MAX_OUTPUT:], "usage": result.usage, "host": self.host, "attempt": attempt,

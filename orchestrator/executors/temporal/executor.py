@@ -21,6 +21,8 @@ from orchestrator.engines.base import SubtaskContext, SubtaskResult
 from orchestrator.executors.base import ExecutorConfig
 from orchestrator.executors.temporal.connect import connect
 from orchestrator.executors.temporal.workflow import WORKFLOW
+from orchestrator.executors.temporal.workspace import offer, take
+from orchestrator.workspace.git import GitError
 
 ATTEMPTS_PER_GENERATION = 1000  # a refiner's retry of an agent counts its attempts from here on
 
@@ -30,7 +32,8 @@ def workflow_id(run_id: str, agent_id: str, generation: int = 0) -> str:
     return base if generation == 0 else f"{base}/{generation}"
 
 
-def spec_of(ctx: SubtaskContext, engine: str, cfg: ExecutorConfig, generation: int) -> dict[str, Any]:
+def spec_of(ctx: SubtaskContext, engine: str, cfg: ExecutorConfig, generation: int,
+            git: dict[str, Any] | None = None) -> dict[str, Any]:
     """What crosses to the worker: the subtask, never a key (the worker mints the attempt's own)."""
     return {
         "run_id": ctx.run_id, "agent_id": ctx.agent_id, "role": ctx.role, "task_id": ctx.task_id,
@@ -41,6 +44,7 @@ def spec_of(ctx: SubtaskContext, engine: str, cfg: ExecutorConfig, generation: i
         "attempt_base": generation * ATTEMPTS_PER_GENERATION,
         # What the attempt's key holds the agent to (worktree, file scope, scope claim); the key itself is not here.
         "binding": {k: v for k, v in ctx.key_binding.items() if k != "agent_id"},
+        "git": git,  # the task's worktree head, to check out on the worker (workspace.py); None outside git
     }
 
 
@@ -63,7 +67,11 @@ class TemporalExecutor:
             self._client = await connect(self.cfg)
 
     async def run(self, ctx: SubtaskContext, engine: str, *, generation: int = 0) -> SubtaskResult:
-        spec = spec_of(ctx, engine, self.cfg, generation)
+        git = None
+        if ctx.worktree:
+            git = await asyncio.to_thread(offer, ctx.worktree, ctx.workdir, self.cfg.git_remote, ctx.run_id,
+                                          ctx.agent_id, generation)
+        spec = spec_of(ctx, engine, self.cfg, generation, git)
         wid = workflow_id(ctx.run_id, ctx.agent_id, generation)
         try:
             handle: WorkflowHandle[Any, Any] = await self.client.start_workflow(
@@ -85,6 +93,11 @@ class TemporalExecutor:
             return SubtaskResult(ok=False, detail=_failure(e))
         finally:
             self._live.pop(wid, None)
+        if git is not None and out.get("git"):
+            try:  # the attempt's commits: onto the task's branch here, where the merge queue lands them
+                await asyncio.to_thread(take, ctx.worktree, git["remote"], out["git"])
+            except GitError as e:
+                return SubtaskResult(ok=False, detail=f"the worker's commits could not be fetched: {e}"[:500])
         return SubtaskResult(ok=bool(out["ok"]), returncode=out.get("returncode"), timed_out=bool(out["timed_out"]),
                              duration_s=float(out["duration_s"]), detail=str(out["detail"]),
                              output=str(out["output"]), usage=dict(out.get("usage") or {}))
@@ -94,6 +107,14 @@ class TemporalExecutor:
         with contextlib.suppress(WorkflowFailureError):
             await handle.result()
 
+    async def stop(self, run_id: str, agent_id: str) -> bool:
+        """Cancel the agent's workflow; returns once its worker has killed the agent's group."""
+        wid = next((w for w in self._live if w.split("/")[:3] == ["acteon", run_id, agent_id]), None)
+        if wid is None:
+            return False
+        await self._cancel_and_wait(self._live[wid])
+        return True
+
     async def cancel(self, run_id: str) -> None:
         """Cancel every workflow of the run this coordinator awaits, and wait until each agent is gone."""
         prefix = f"acteon/{run_id}/"
@@ -102,6 +123,22 @@ class TemporalExecutor:
 
     async def close(self) -> None:
         self._client = None  # the SDK's client holds no resources to release
+
+
+async def cancel_run(cfg: ExecutorConfig, run_id: str) -> int:
+    """Cancel every running workflow of a run, found on the Temporal service itself (``cancel`` of a run
+    whose coordinator is dead); returns once each agent's group is gone. The number cancelled."""
+    client = await connect(cfg)
+    query = f'WorkflowId STARTS_WITH "acteon/{run_id}/" AND ExecutionStatus = "Running"'
+    handles = [client.get_workflow_handle(w.id) async for w in client.list_workflows(query)]
+
+    async def stop(handle: WorkflowHandle[Any, Any]) -> None:
+        await handle.cancel()
+        with contextlib.suppress(WorkflowFailureError):
+            await handle.result()
+
+    await asyncio.gather(*(stop(h) for h in handles))
+    return len(handles)
 
 
 def _failure(e: WorkflowFailureError) -> str:

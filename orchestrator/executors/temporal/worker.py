@@ -24,6 +24,8 @@ from orchestrator.executors.temporal.activity import SubtaskActivity
 from orchestrator.executors.temporal.connect import connect
 from orchestrator.executors.temporal.workflow import SubtaskWorkflow
 
+POLLERS_MAX = 32
+
 
 async def serve(cfg: ExecutorConfig, *, queue: str, slots: int, gateway_url: str, worker_key: str,
                 state_dir: Path, ready: asyncio.Event | None = None) -> None:
@@ -37,6 +39,10 @@ async def serve(cfg: ExecutorConfig, *, queue: str, slots: int, gateway_url: str
     worker = Worker(
         client, task_queue=queue, workflows=[SubtaskWorkflow], activities=[activity.run_subtask],
         max_concurrent_activities=slots,
+        # More pollers than the SDK's default five when there are many slots: a burst of subtasks is taken
+        # up by as many concurrent polls instead of five at a time (measured: bench/executor.py).
+        max_concurrent_activity_task_polls=min(POLLERS_MAX, max(5, slots // 2)),
+        max_concurrent_workflow_task_polls=min(POLLERS_MAX, max(5, slots // 2)),
         # The heartbeat is the lease: at least one a second reaches the server (and brings a cancel back).
         max_heartbeat_throttle_interval=timedelta(seconds=1), default_heartbeat_throttle_interval=timedelta(seconds=1),
         # Every activity goes through the queue, so any worker with a free slot takes it.
