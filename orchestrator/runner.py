@@ -139,6 +139,9 @@ class Run:
             check_isolation(self.plan)  # isolate outside git is an error, not a silent fallback
         check_lenses(self.plan, self.roles, self.opts.engine)
         check_adversarial(self, workspace)
+        # Connect to where subtasks run before anything is recorded: an unreachable Temporal is a clear
+        # error, not a run left "running" with nothing to run it.
+        await self.executor.start()
         self.dir.create()
         # A resume reads the journal once: orphans to reap, the refiner's edits, statuses, tailer cursors.
         past = self.dir.read_events() if self.opts.resume else []
@@ -183,7 +186,6 @@ class Run:
             self.memory = open_store(self.opts.state_dir)
             # Earlier runs' findings become searchable; a damaged journal elsewhere must not stop this run.
             self.memory.sync_all(self.opts.state_dir, on_error=self._memory_error)
-        await self.executor.start()
         specs = [self._spec(t, i) for i, t in enumerate(self.plan.tasks)]
         caps = {name: r.max_concurrent for name, r in self.roles.items() if r.max_concurrent}
         max_agents = self.max_agents()

@@ -11,7 +11,7 @@ import secrets
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,7 +96,8 @@ class Workers:
         """The agent directories (``<agent>/<attempt>``) the worker made for a run."""
         return sorted((self.state_dir(name) / "worker" / "agents" / run_id).glob("*/*"))
 
-    def start(self, name: str, *, queue: str = "acteon-agents", slots: int = 5) -> subprocess.Popen[str]:
+    def start(self, name: str, *, queue: str = "acteon-agents", slots: int = 5,
+              extra: Sequence[str] = ()) -> subprocess.Popen[str]:
         if name not in self.keys:  # one gateway serves the module's tests: each test's machines are new ones
             r = httpx.post(f"{self.gateway_url}/v1/workers", json={"name": f"{name}-{secrets.token_hex(4)}"},
                            headers={"Authorization": f"Bearer {ADMIN}"})
@@ -111,7 +112,7 @@ class Workers:
         log = log_path.open("a")
         proc = subprocess.Popen(
             [sys.executable, "-m", "orchestrator.cli", "worker", "--temporal", self.temporal, "--queue", queue,
-             "--slots", str(slots)], env=env, stdout=log, stderr=subprocess.STDOUT, text=True,
+             "--slots", str(slots), *extra], env=env, stdout=log, stderr=subprocess.STDOUT, text=True,
             start_new_session=True)
         self.procs[name] = proc
         wait_until(lambda: "serving" in log_path.read_text()[seen:] or proc.poll() is not None,

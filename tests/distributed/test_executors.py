@@ -261,3 +261,22 @@ def test_a_role_mapped_to_a_task_queue_runs_only_on_that_pool(workers: Workers, 
     assert r.returncode == 0, r.stderr
     assert sorted(d.parent.name for d in workers.agents("pool-box", "pools")) == ["r0.r0-1", "r1.r1-1", "r2.r2-1"]
     assert sorted(d.parent.name for d in workers.agents("general-box", "pools")) == ["e0.e0-1", "e1.e1-1", "e2.e2-1"]
+
+
+def test_an_agent_on_a_worker_reads_the_synthesis_of_its_parents(workers: Workers, gateway: str,
+                                                                 tmp_path: Path) -> None:
+    """Files the coordinator points an agent at (here the synthesis where two branches meet) travel with the
+    subtask: the worker's agent reads the same text through the same variable."""
+    workers.start("box-1", slots=2)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps(plan(ws, [task("p1", "echo from-the-first-parent"), task("p2", "echo from-the-second"),
+                                      task("join", 'cat "$ACTEON_SYNTHESIS" > got.txt && echo "$ACTEON_SYNTHESIS" > '
+                                                   'where.txt', ["p1", "p2"])])))
+    r = cli(run_args("temporal", workers.temporal, tmp_path / "state", p, "meet"), gateway)
+    assert r.returncode == 0, r.stderr
+    got = (ws / "got.txt").read_text()
+    assert "from-the-first-parent" in got and "from-the-second" in got
+    # The worker's own copy, not the coordinator's path (which only this one-host test could even open).
+    assert Path((ws / "where.txt").read_text().strip()).is_relative_to(workers.state_dir("box-1"))

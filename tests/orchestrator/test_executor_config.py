@@ -79,3 +79,20 @@ def test_a_worker_that_cannot_reach_temporal_says_where_it_looked(tmp_path: Path
     r = _cli("worker", "--temporal", "127.0.0.1:9", env={"HOME": str(tmp_path), "ACTEON_URL": "http://127.0.0.1:9",
                                                            "ACTEON_WORKER_KEY": "acteon_worker_x"})
     assert r.returncode == 2 and "cannot reach Temporal at 127.0.0.1:9" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_unreachable_temporal_is_a_clear_error_and_leaves_no_run_behind(tmp_path: Path) -> None:
+    require("temporalio (pip install '.[distributed]')", importlib.util.find_spec("temporalio") is not None)
+    from tests.support import gateway_process
+
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"id": "p", "objective": "o", "status": "approved", "scope": {"working_directory": "'
+                    f'{tmp_path}"}}, "tasks": [{{"id": "a", "name": "a", "assigned_role": "executor", '
+                    '"subtasks": [{"id": "a-1", "name": "a", "command": "true"}]}]}')
+    gw_env = {"ACTEON_ADMIN_KEY": "executor-config-admin", "ACTEON_STATE_DIR": str(tmp_path / "gw")}
+    with gateway_process(gw_env) as url:
+        r = _cli("run", "--plan", str(plan), "--temporal", "127.0.0.1:9", "--run-id", "nowhere", "--state-dir",
+                 str(tmp_path / "s"), env={"HOME": str(tmp_path), "ACTEON_URL": url,
+                                           "ACTEON_ADMIN_KEY": "executor-config-admin"})
+    assert r.returncode == 2 and "cannot reach Temporal at 127.0.0.1:9" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "s" / "runs" / "nowhere" / "run.json").exists()

@@ -26,6 +26,7 @@ from temporalio.exceptions import ApplicationError
 
 from orchestrator.engines import get_engine
 from orchestrator.engines.base import MAX_OUTPUT, EngineError, SubtaskContext
+from orchestrator.executors.temporal.inputs import unpack
 from orchestrator.executors.temporal.workflow import ACTIVITY
 from orchestrator.executors.temporal.workspace import Checkouts
 from orchestrator.gatewayclient import Conflict, GatewayClient
@@ -127,7 +128,8 @@ class SubtaskActivity:
             workdir=workdir, agent_dir=agent_dir, gateway_url=self.gateway_url, agent_key=key,
             timeout_s=float(spec["timeout_s"]), client=self.client, base_env=self.base_env,
             pass_env=tuple(spec.get("pass_env") or ()), on_start=started,
-            extra_env=dict(spec.get("extra_env") or {}), model=spec.get("model"))
+            extra_env={**dict(spec.get("extra_env") or {}), **unpack(dict(spec.get("files") or {}), agent_dir)},
+            model=spec.get("model"))
         started_at = time.monotonic()
         try:
             engine = get_engine(str(spec["engine"]))

@@ -20,6 +20,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from orchestrator.engines.base import SubtaskContext, SubtaskResult
 from orchestrator.executors.base import ExecutorConfig
 from orchestrator.executors.temporal.connect import connect
+from orchestrator.executors.temporal.inputs import pack
 from orchestrator.executors.temporal.workflow import WORKFLOW
 from orchestrator.executors.temporal.workspace import offer, take
 from orchestrator.workspace.git import GitError
@@ -35,11 +36,12 @@ def workflow_id(run_id: str, agent_id: str, generation: int = 0) -> str:
 def spec_of(ctx: SubtaskContext, engine: str, cfg: ExecutorConfig, generation: int,
             git: dict[str, Any] | None = None) -> dict[str, Any]:
     """What crosses to the worker: the subtask, never a key (the worker mints the attempt's own)."""
+    extra_env, files = pack(ctx.extra_env)
     return {
         "run_id": ctx.run_id, "agent_id": ctx.agent_id, "role": ctx.role, "task_id": ctx.task_id,
         "subtask_id": ctx.subtask_id, "prompt": ctx.prompt, "command": ctx.command, "workdir": str(ctx.workdir),
         "timeout_s": ctx.timeout_s, "engine": engine, "model": ctx.model, "pass_env": list(ctx.pass_env),
-        "extra_env": dict(ctx.extra_env), "queue": cfg.queue_for(ctx.role),
+        "extra_env": extra_env, "files": files, "queue": cfg.queue_for(ctx.role),
         "heartbeat_timeout_s": cfg.heartbeat_timeout_seconds, "max_attempts": cfg.max_attempts,
         "attempt_base": generation * ATTEMPTS_PER_GENERATION,
         # What the attempt's key holds the agent to (worktree, file scope, scope claim); the key itself is not here.
