@@ -14,7 +14,6 @@ import functools
 import os
 import signal
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,7 +112,6 @@ class Run:
         # Where subtasks run: here (local) or on worker machines (temporal). The scheduler, journal, refiner,
         # memory and twin stay here either way.
         self.executor = make_executor(cfg.executor)
-        self.sessions_ended: Counter[str] = Counter()  # agent id -> its finished sessions (journaled)
 
     def _rules(self) -> list[dict[str, Any]]:
         return (role_rules(self.roles, self.run_id) + blocked_command_rules(self.cfg.safety.blocked_commands)
@@ -147,7 +145,6 @@ class Run:
         past = self.dir.read_events() if self.opts.resume else []
         if self.opts.resume:
             self.reaped = self._reap_orphans(past)
-            self.sessions_ended.update(e.agent_id for e in past if isinstance(e, R.SubtaskFinished))
             try:
                 self.agent_key = await self.client.mint_key(self.run_id)
             except NotFound:
@@ -572,16 +569,16 @@ class Run:
             if prompt is not None and engine == "command":
                 raise EngineError(f"subtask {sub_id} has a prompt but the run's engine is 'command'; "
                                   "use --engine claude or gemini")
-            # The n-th session of this agent id (a refiner's retry runs it again); a resumed one in flight is
-            # the same session, so an executor that still runs it re-attaches.
-            result = await self.executor.run(ctx, engine, generation=self.sessions_ended[agent_id])
+            # The task's n-th attempt (a retry by the refiner or a person runs it again; counted from the
+            # journal). A resume runs the same attempt: an executor that ran it elsewhere re-attaches to it,
+            # or takes its result if it finished while this process was down.
+            result = await self.executor.run(ctx, engine, generation=self.attempts.count.get(task.id, 0))
         except EngineError as e:
             result = SubtaskResult(ok=False, detail=str(e))
         finally:
             self.agent_groups.pop(agent_id, None)
         if agent_id in self.monitor_kills:
             result.ok, result.detail = False, self.monitor_kills[agent_id]
-        self.sessions_ended[agent_id] += 1
         self.dir.record(R.SubtaskFinished, task_id=task.id, subtask_id=sub_id, agent_id=agent_id, ok=result.ok,
                         returncode=result.returncode, timed_out=result.timed_out, duration_s=result.duration_s,
                         detail=result.detail[:2000], **result.usage)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -42,10 +43,13 @@ def worker(
 
     try:
         from orchestrator.executors.base import ExecutorConfig
-        from orchestrator.executors.temporal.worker import serve, take_worker_key
+        from orchestrator.executors.temporal.worker import harden, serve, take_worker_key
     except ImportError:
         raise fail("the Temporal executor needs the distributed extra: pip install 'acteon-swarm[distributed]'") \
             from None
+    if not harden():  # before the key is read: its agents must not read it out of this process
+        print("acteon-swarm worker: warning: could not make this process undumpable (not Linux?): run its "
+              "agents as another user", file=sys.stderr)
     url = gateway or os.environ.get(c.ENV_URL)
     if not url:
         raise fail(f"which gateway do the agents reach? give --gateway URL or set {c.ENV_URL}")

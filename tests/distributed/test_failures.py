@@ -167,8 +167,8 @@ def test_resume_after_kill_9_reattaches_to_work_in_flight(workers: Workers, gate
     proc = start_run(workers, gateway, state, p, "crash")
     wait_until(lambda: (ws / "slow.txt").exists() and (ws / "quick.txt").exists(), timeout_s=60,
                what="both first tasks started")
-    wait_until(lambda: any(e["type"] == "subtask_finished" and e["agent_id"] == "quick.quick-1"
-                           for e in journal(state, "crash")), timeout_s=30, what="quick finished")
+    wait_until(lambda: any(e["type"] == "task_status" and e["task_id"] == "quick" and e["status"] == "done"
+                           for e in journal(state, "crash")), timeout_s=30, what="quick done")
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
     assert not (ws / "slow-done.txt").exists()  # in flight at the crash
@@ -184,6 +184,23 @@ def test_resume_after_kill_9_reattaches_to_work_in_flight(workers: Workers, gate
                                                             ("slow.slow-1", "1")]
     started = [e["agent_id"] for e in journal(state, "crash") if e["type"] == "subtask_started"]
     assert started.count("quick.quick-1") == 1  # done before the crash: never started again
+
+
+def test_resume_takes_the_result_of_work_that_finished_while_the_coordinator_was_down(
+        workers: Workers, gateway: str, tmp_path: Path) -> None:
+    ws, state, p = make_ws(tmp_path, [task("a", "sleep 2; echo a >> once.txt"),
+                                      task("b", "cat once.txt > b.txt", ["a"])])
+    workers.start("box-1", slots=1)
+    proc = start_run(workers, gateway, state, p, "down")
+    wait_until(lambda: bool(workers.agents("box-1", "down")), timeout_s=30, what="a running on the worker")
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    wait_until(lambda: (ws / "once.txt").exists(), timeout_s=30, what="a finished on the worker")
+    r = cli(["run", "--resume", "down", "--state-dir", str(state), "--json"], gateway)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["tasks"] == {"a": "done", "b": "done"}
+    assert (ws / "once.txt").read_text() == "a\n" and (ws / "b.txt").read_text() == "a\n"  # not run again
+    assert [(d.parent.name, d.name) for d in workers.agents("box-1", "down")] == [("a.a-1", "1"), ("b.b-1", "1")]
 
 
 def test_cancel_finds_the_workflows_of_a_run_whose_coordinator_is_dead(workers: Workers, gateway: str,

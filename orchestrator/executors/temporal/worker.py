@@ -10,6 +10,7 @@ running in every engine measured; with systemd, ``KillMode=control-group`` does 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import signal
 import sys
@@ -60,6 +61,21 @@ async def serve(cfg: ExecutorConfig, *, queue: str, slots: int, gateway_url: str
             ready.set()
         await stop.wait()
     await activity.client.aclose()
+
+
+PR_SET_DUMPABLE = 4
+
+
+def harden() -> bool:
+    """Keep this process's memory to itself: with ``PR_SET_DUMPABLE`` 0 no other process of the same user —
+    the agents this worker starts run as it does unless the operator gives them a user of their own — can
+    read its ``/proc/<pid>/environ`` (where ``ACTEON_WORKER_KEY`` stays after it is removed from
+    ``os.environ``) or its memory, or attach to it. Linux only; False where it could not be set."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def take_worker_key(key_file: Path | None) -> str:
