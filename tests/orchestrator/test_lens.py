@@ -213,8 +213,11 @@ def test_kill_9_mid_swarm_then_resume_does_not_ask_members_that_answered(tmp_pat
     proc = start_cli("run", "--plan", str(p), "--engine", "command", "--state-dir", str(state), "--run-id", "lr",
                      "--config", str(toml), "--json", env=gw)
     try:
-        wait_until(lambda: sum(1 for e in journal(state, "lr") if e["type"] == "subtask_finished") == 2,
-                   timeout_s=60, what="m0 and m1 to answer")
+        # An answer is kept once its outcome file is written (after the member's session is journaled):
+        # wait for those, or a kill in between would rightly ask that member again.
+        kept = state / "runs" / "lr" / "lens" / "review" / "members"
+        wait_until(lambda: (kept / "m0.json").exists() and (kept / "m1.json").exists(), timeout_s=60,
+                   what="m0 and m1 to answer")
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     finally:
