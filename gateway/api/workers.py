@@ -8,11 +8,12 @@ every call of an older attempt's agent is ``superseded``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
 
 from gateway.api.deps import Admin, Caller, State, Viewer
+from gateway.api.operators import Name
 from gateway.api.runs import RunPath, claim_binding
 from gateway.auth import hash_key, new_key
 from gateway.errors import Forbidden
@@ -21,7 +22,6 @@ from gateway.store import operators, runs, workers
 from hook import contract as c
 
 router = APIRouter(prefix=c.API_PREFIX, tags=["workers"])
-Name = Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")]
 
 
 @router.post("/workers", status_code=201)

@@ -17,13 +17,11 @@ class Executor(Protocol):
         """Connect (a no-op for the local executor)."""
 
     async def run(self, ctx: SubtaskContext, engine: str, *, generation: int = 0) -> SubtaskResult:
-        """Run one subtask to its end. ``generation`` counts earlier runs of the same agent id in this run
-        (a refiner's retry runs it again): each is its own unit of work."""
+        """Run one subtask to its end; when cancelled (the run's cancel), return only once its agent is gone.
+        ``generation`` is the task's attempt (a retry by the refiner or a person): each is its own unit of work,
+        and a resume asks for the same one again."""
 
     async def stop(self, run_id: str, agent_id: str) -> bool:
         """Stop one agent that runs elsewhere (the monitor's kill); False when this executor runs none such."""
-
-    async def cancel(self, run_id: str) -> None:
-        """Stop every subtask of the run this executor runs, returning once their agents are gone."""
 
     async def close(self) -> None: ...

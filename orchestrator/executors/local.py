@@ -18,9 +18,5 @@ class LocalExecutor:
     async def stop(self, run_id: str, agent_id: str) -> bool:
         return False  # the runner kills the groups of local agents itself
 
-    async def cancel(self, run_id: str) -> None:
-        # The runner kills the process groups it started itself (it knows them from on_start).
-        return None
-
     async def close(self) -> None:
         return None

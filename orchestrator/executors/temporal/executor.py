@@ -89,7 +89,7 @@ class TemporalExecutor:
             # The runner stops the subtask (its run was cancelled): the workflow's cancel returns once the
             # worker has killed the agent's group.
             with contextlib.suppress(Exception):
-                await asyncio.shield(self._cancel_and_wait(handle))
+                await asyncio.shield(cancel_and_wait(handle))
             raise
         except WorkflowFailureError as e:
             return SubtaskResult(ok=False, detail=_failure(e))
@@ -104,27 +104,23 @@ class TemporalExecutor:
                              duration_s=float(out["duration_s"]), detail=str(out["detail"]),
                              output=str(out["output"]), usage=dict(out.get("usage") or {}))
 
-    async def _cancel_and_wait(self, handle: WorkflowHandle[Any, Any]) -> None:
-        await handle.cancel()
-        with contextlib.suppress(WorkflowFailureError):
-            await handle.result()
-
     async def stop(self, run_id: str, agent_id: str) -> bool:
         """Cancel the agent's workflow; returns once its worker has killed the agent's group."""
         wid = next((w for w in self._live if w.split("/")[:3] == ["acteon", run_id, agent_id]), None)
         if wid is None:
             return False
-        await self._cancel_and_wait(self._live[wid])
+        await cancel_and_wait(self._live[wid])
         return True
-
-    async def cancel(self, run_id: str) -> None:
-        """Cancel every workflow of the run this coordinator awaits, and wait until each agent is gone."""
-        prefix = f"acteon/{run_id}/"
-        handles = [h for wid, h in self._live.items() if wid.startswith(prefix)]
-        await asyncio.gather(*(self._cancel_and_wait(h) for h in handles), return_exceptions=True)
 
     async def close(self) -> None:
         self._client = None  # the SDK's client holds no resources to release
+
+
+async def cancel_and_wait(handle: WorkflowHandle[Any, Any]) -> None:
+    """Cancel a subtask's workflow; returns once its activity has killed the agent's group and said so."""
+    await handle.cancel()
+    with contextlib.suppress(WorkflowFailureError):
+        await handle.result()
 
 
 async def cancel_run(cfg: ExecutorConfig, run_id: str) -> int:
@@ -133,13 +129,7 @@ async def cancel_run(cfg: ExecutorConfig, run_id: str) -> int:
     client = await connect(cfg)
     query = f'WorkflowId STARTS_WITH "acteon/{run_id}/" AND ExecutionStatus = "Running"'
     handles = [client.get_workflow_handle(w.id) async for w in client.list_workflows(query)]
-
-    async def stop(handle: WorkflowHandle[Any, Any]) -> None:
-        await handle.cancel()
-        with contextlib.suppress(WorkflowFailureError):
-            await handle.result()
-
-    await asyncio.gather(*(stop(h) for h in handles))
+    await asyncio.gather(*(cancel_and_wait(h) for h in handles))
     return len(handles)
 
 
