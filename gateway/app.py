@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway import console
 from gateway.analyzer import Analyzer, shared_analyzer
-from gateway.api import approvals, claims, dispatch, health, hooks, operators, rules, runs, workers
+from gateway.api import approvals, claims, dispatch, explain, health, hooks, operators, rules, runs, workers
 from gateway.auth import Authenticator, ensure_admin_key, ensure_default_agent_key, hash_key
 from gateway.config import Settings
 from gateway.console.live import Hub
@@ -180,7 +180,7 @@ def create_app(
     )
     app.state.gateway = state
     for r in (dispatch.router, hooks.router, runs.router, rules.router, rules.vocabulary_router, approvals.router,
-              claims.router, health.router, operators.router, workers.router):
+              claims.router, health.router, operators.router, workers.router, explain.router):
         app.include_router(r)
 
     @app.exception_handler(GatewayError)

@@ -30,11 +30,79 @@ _SECRET_NAMES = frozenset({".netrc", "_netrc", ".git-credentials", ".pgpass", ".
 # copies the keys).
 _SECRET_DIRS = frozenset({".ssh", ".aws", ".azure", ".gnupg"})
 
+# Key material recognised by its kind, wherever it is: private keys and keystores, framework master keys,
+# cloud service-account keys, password databases (a certificate chain or a public key is not secret).
+_KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx", ".p8", ".der", ".pkcs12",
+                 ".age", ".gpg-key", ".asc-secret")
+_PUBLIC_KEY_HINTS = re.compile(
+    r"(?:^|[._-])(?:pub|public|cert|crt|chain|fullchain|ca|ca-bundle|cacert|root)(?:[._-]|$)", re.I)
+_KEY_NAMES = re.compile(r"master\.key|credentials\.json|client_secrets?(?:_[\w.-]*)?\.json"
+                        r"|service[-_]?account[\w.-]*\.json"
+                        r"|[\w.-]*-sa(?:-key)?\.json|[\w.-]*keyfile[\w.-]*\.json|\.?htpasswd|\.?pgpass"
+                        r"|secrets\.ya?ml|secrets\.json|\.secrets|\.vault[-_]pass(?:word)?(?:\.txt)?|vault[-_]pass(?:word)?\.txt"
+                        r"|Cookies|Login Data|logins\.json|key[34]\.db|cookies\.sqlite|signons\.sqlite|Web Data")
+
+
+def is_key_material(name: str) -> bool:
+    """A file name that says it holds a private key, a keystore or a credential (`server.key`, `app.p12`,
+    `config/master.key`, `gcp-sa.json`, a browser's `Cookies` store); a certificate or public key is not."""
+    if name.endswith(_KEY_SUFFIXES):
+        stem = name.rsplit(".", 1)[0]
+        return not _PUBLIC_KEY_HINTS.search(stem)
+    return bool(_KEY_NAMES.fullmatch(name))
+
+
 # Credential locations made of several components, wherever the enclosing home is (matched as
 # "/a/b/" inside "/path/"; a directory entry covers everything below it).
 _SECRET_SEGMENTS = tuple(
     f"/{segment}/"
     for segment in (
+        # Browser profiles (cookies, saved passwords, tokens of every signed-in site).
+        ".mozilla/firefox",
+        ".config/google-chrome",
+        ".config/chromium",
+        ".config/BraveSoftware",
+        ".config/microsoft-edge",
+        ".config/vivaldi",
+        ".config/opera",
+        "snap/firefox",
+        "snap/chromium",
+        "Library/Application Support/Google/Chrome",
+        "Library/Application Support/Firefox",
+        "Library/Cookies",
+        "Library/Keychains",
+        # Key stores and secret tools.
+        ".config/sops",
+        ".config/age",
+        ".password-store",
+        ".local/share/keyrings",
+        ".config/op",
+        ".config/rclone/rclone.conf",
+        ".s3cfg",
+        ".boto",
+        ".config/doctl",
+        ".config/hub",
+        ".my.cnf",
+        ".config/configstore",
+        ".fly",
+        ".config/netlify",
+        ".config/com.vercel.cli",
+        ".local/share/com.vercel.cli",
+        ".supabase",
+        ".wrangler",
+        ".terraformrc",
+        ".oci",
+        ".pulumi/credentials.json",
+        ".config/stripe",
+        ".twilio-cli",
+        ".config/heroku",
+        ".local/share/heroku",
+        ".config/git/credentials",
+        ".config/pypoetry/auth.toml",
+        ".config/helm/registry",
+        ".kube",
+        ".minikube",
+        ".config/gh",
         ".config/gcloud",
         ".kube/config",
         ".docker/config.json",
@@ -126,6 +194,8 @@ def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
         return True  # a process's whole environment, API keys included
     parent, _, name = path.rpartition("/")
     parent = parent or "/"
+    if is_key_material(name):
+        return True
     # Fast exit for the common case: every rule below involves a dot-file or dot-directory, /etc,
     # or an SSH key name.
     if "/." not in path and not path.startswith("/etc/") and not name.startswith(("id_", "_netrc")):
@@ -166,6 +236,7 @@ def holds_secrets(directory: str, home: str) -> bool:
     directory = posixpath.normpath(directory or "/")
     places = [*_SYSTEM_SECRETS, *_SYSTEM_SECRET_DIRS, "/etc/ssh", "/root/.ssh"]
     places += [posixpath.join(h, d) for h in _homes(home) for d in _SECRET_DIRS]
+    places += [posixpath.join(h, s.strip("/")) for h in _homes(home) for s in _SECRET_SEGMENTS]
     return any(is_within(p, directory) for p in places)
 
 
@@ -175,14 +246,58 @@ _AGENT_CONFIG_FILES = frozenset({"settings.json", "settings.local.json", "manage
                                  "system-defaults.json"})
 
 
-def is_agent_config(path: str) -> bool:
-    """True when ``path`` (resolved) is a Claude Code or Gemini CLI settings file. An agent that could
-    write one could remove its own gate."""
+def is_agent_settings(path: str) -> bool:
+    """True when ``path`` (resolved) is a Claude Code or Gemini CLI settings file, where the gate hook
+    lives. An agent that could write one could remove its own gate."""
     parent, _, name = posixpath.normpath(path).rpartition("/")
     return name in _AGENT_CONFIG_FILES and parent.rpartition("/")[2] in _AGENT_CONFIG_DIRS
 
 
+# What the next agent reads or runs: instruction files, rules, custom commands, MCP servers, the agent CLIs'
+# configuration (every CLI's, not only the two this gateway gates), dev-container and direnv hooks. An agent
+# that rewrites them tampers with the gate of every agent after it (docs/rules.md#agent-configuration).
+_AGENT_FILES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENT.md", "GEMINI.md", "QWEN.md", "CRUSH.md",
+                          ".cursorrules", ".windsurfrules", ".clinerules", ".roorules", ".goosehints", ".continuerules",
+                          ".aider.conf.yml", ".aider.conf.yaml", ".mcp.json", "mcp.json", "mcp_config.json",
+                          "opencode.json", "opencode.jsonc", ".crush.json", "crush.json", ".envrc",
+                          "copilot-instructions.md", "devcontainer.json", ".devcontainer.json", ".cursorignore"})
+_AGENT_DIRS = frozenset({".claude", ".gemini", ".codex", ".cursor", ".windsurf", ".clinerules", ".roo", ".kiro",
+                         ".amazonq", ".continue", ".opencode", ".qwen", ".crush", ".goose", ".aider", ".devcontainer",
+                         ".junie", ".augment", ".trae", ".zed", "claude-code", "gemini-cli"})
+_AGENT_CONFIG_TREES = ("/.config/opencode/", "/.config/goose/", "/.config/crush/", "/.config/github-copilot/",
+                       "/.copilot/", "/.github/instructions/", "/.github/prompts/", "/.github/chatmodes/",
+                       "/.github/agents/", "/.github/hooks/", "/.vscode/mcp.json")
+
+
+def is_agent_config(path: str) -> bool:
+    """True when ``path`` (resolved) configures or instructs an agent: the CLIs' settings (the gate hook
+    lives there), instruction and rule files, custom commands, MCP server lists, dev-container and direnv
+    hooks. Writing or deleting one is ``gate_tamper``."""
+    path = posixpath.normpath(path)
+    if is_agent_settings(path):
+        return True
+    parts = path.split("/")
+    if parts[-1] in _AGENT_FILES:
+        return True
+    if any(part in _AGENT_DIRS for part in parts[:-1]):
+        return True
+    return any(tree in path + ("/" if not tree.endswith(".json") else "") for tree in _AGENT_CONFIG_TREES)
+
+
 # -- secrets that are not files ------------------------------------------------------------------------
+
+# Cloud instance metadata services: they hand out the machine's role credentials and tokens to any process
+# that asks (AWS/Azure/OpenStack/Oracle 169.254.169.254, ECS task credentials, GCP, Alibaba, AWS IPv6).
+_METADATA_HOSTS = frozenset({"169.254.169.254", "169.254.170.2", "169.254.169.253", "metadata.google.internal",
+                             "metadata", "metadata.goog", "100.100.100.200", "fd00:ec2::254", "instance-data",
+                             "instance-data.ec2.internal", "metadata.azure.com", "169.254.169.123"})
+
+
+def is_metadata_host(host: str) -> bool:
+    """A cloud metadata endpoint (also in decimal, hex or IPv4-mapped IPv6 spellings of 169.254.169.254)."""
+    host = host.strip("[]").lower().rstrip(".")
+    return host in _METADATA_HOSTS or host in ("2852039166", "0xa9fea9fe", "0251.0376.0251.0376",
+                                               "::ffff:169.254.169.254", "::ffff:a9fe:a9fe")
 
 # Environment variable names that say they hold a secret (AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, DB_PASSWORD,
 # ANTHROPIC_API_KEY, ACTEON_AGENT_KEY …).

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,17 +13,41 @@ from gateway.analyzer import Analyzer
 from gateway.errors import NotFound
 from gateway.metrics import Metrics
 from gateway.models import DispatchRequest
-from gateway.normalize import Facts, is_shell_tool, normalize, shell_command
+from gateway.normalize import (
+    Call,
+    Facts,
+    cached_command_facts,
+    is_shell_tool,
+    is_write_tool,
+    normalize,
+    shell_command,
+)
 from gateway.paths import agent_home
 from gateway.policy import Policy
 from gateway.rules.engine import Evaluation, evaluate, rewrite_input
 from gateway.rules.model import Rule
+from gateway.runnable import write_equivalent
 from gateway.scope import RULE as SCOPE_RULE
 from gateway.scope import Binding, violation
+from gateway.shell.analysis import Attached
 from gateway.store import agents, approvals, runs
 from gateway.store.backend import Backend
-from gateway.store.decisions import Recheck, decide
+from gateway.store.decisions import Recheck, decide, touched
+from gateway.suggestions import suggestion_for
 from hook import contract as c
+from hook.attachments import attach
+
+
+async def attached(files: Mapping[str, str | None] | None, command: str, workdir: str | None, home: str) -> Attached:
+    """The local programs a command may run: as the command hook attached them, or — for callers that
+    attach nothing (Claude's http hook, the orchestrator) — read here, where the gateway shares the agent's
+    filesystem (hook/attachments.py; elsewhere nothing is found and the command line alone is judged)."""
+    if files is not None:
+        return tuple(sorted(files.items()))
+    if workdir is None:
+        return ()
+    found = await asyncio.to_thread(attach, command, workdir, home)  # nothing when workdir is not here
+    return tuple(sorted(found.items()))
 
 
 @dataclass
@@ -35,24 +61,18 @@ class Dispatcher:
     # (embedded tools and benchmarks that measure the analysis itself).
     analyzer: Analyzer | None = None
 
+    async def _facts(self, command: str, workdir: str | None, home: str, files: Attached) -> Facts:
+        if self.analyzer is not None:
+            return await self.analyzer.afacts(command, workdir, home, self.secret_paths, files)
+        return cached_command_facts(command, workdir, home, self.secret_paths, files)
+
     async def dispatch(self, req: DispatchRequest, *, dry_run: bool, binding: Binding | None = None) -> dict[str, Any]:
         """Decide one call; returns the answer (the shape of ``DispatchResponse``, None fields left out).
         ``binding``: the caller's key is one agent's: its identity is the key's, and its file scope holds."""
         started = time.perf_counter()
         if binding is not None and req.agent_id != binding.agent_id:
             req = req.model_copy(update={"agent_id": binding.agent_id})  # who calls is the key's, not the body's
-        # `~` and home paths are the agent's: its hook reports its HOME (the gateway's own is a fallback,
-        # and wrong for a gateway in a container or agents homed under a temp directory).
-        home = agent_home(req.home) or self.home
-        shell_facts: Facts | None = None
-        if self.analyzer is not None and is_shell_tool(req.tool):
-            command, workdir = shell_command(req.input, req.cwd, home)
-            shell_facts = await self.analyzer.afacts(command, workdir, home, self.secret_paths)
-        call = normalize(
-            run_id=req.run_id, agent_id=req.agent_id, role=req.role, provider=req.provider,
-            tool=req.tool, input=req.input, cwd=req.cwd, home=home,
-            secret_paths=self.secret_paths, mcp_server=req.mcp_server, shell_facts=shell_facts,
-        )
+        home, call = await self.normalized(req)
         action_id = "act-" + secrets.token_hex(10)
         approval_id = approvals.new_id(secrets.token_hex(8), req.run_id)
         await self.policy.require_rules()
@@ -83,6 +103,10 @@ class Dispatcher:
         if decision.outcome == c.REROUTED and evaluation.terminal is not None:
             updated = rewrite_input(evaluation.terminal, req.input)
         reason = decision.reason
+        if decision.outcome in (c.SUPPRESSED, c.PENDING_APPROVAL) and decision.rule != SCOPE_RULE:
+            instead = suggestion_for(call)
+            if instead is not None:
+                reason = f"{reason}. Instead: {instead}"  # what the agent can do that will run
         if decision.retry_after_ms is not None:
             reason = f"{reason} (retry in {decision.retry_after_ms / 1000:.1f}s)"
         elif decision.outcome == c.PENDING_APPROVAL:
@@ -109,6 +133,71 @@ class Dispatcher:
             answer["approval_id"] = decision.approval_id
         if updated is not None:
             answer["updated_input"] = updated
+        return answer
+
+    async def normalized(self, req: DispatchRequest) -> tuple[str, Call]:
+        """The call as the rules see it: the shell analysis with the programs the command runs, and for a
+        write what the written file will do (gateway/runnable.py). Returns (the agent's home, the call)."""
+        # `~` and home paths are the agent's: its hook reports its HOME (the gateway's own is a fallback,
+        # and wrong for a gateway in a container or agents homed under a temp directory).
+        home = agent_home(req.home) or self.home
+        shell_facts: Facts | None = None
+        content_facts: Facts | None = None
+        if is_shell_tool(req.tool):
+            command, workdir = shell_command(req.input, req.cwd, home)
+            files = await attached(req.files, command, workdir, home)
+            if files:
+                # Only what the run's agents wrote is judged by its content; the project's own files are
+                # judged by the command line alone, as they always were (docs/rules.md#what-runs-is-judged).
+                written = await touched(self.backend, req.run_id, [p for p, _ in files])
+                files = tuple((p, t) for p, t in files if p in written)
+            if self.analyzer is not None or files:
+                shell_facts = await self._facts(command, workdir, home, files)
+        elif is_write_tool(req.tool):
+            equivalent = write_equivalent(req.input, req.cwd, home)
+            if equivalent is not None:
+                content_facts = await self._facts(equivalent[0], req.cwd, home, equivalent[1])
+        return home, normalize(
+            run_id=req.run_id, agent_id=req.agent_id, role=req.role, provider=req.provider,
+            tool=req.tool, input=req.input, cwd=req.cwd, home=home,
+            secret_paths=self.secret_paths, mcp_server=req.mcp_server, shell_facts=shell_facts,
+            content_facts=content_facts,
+        )
+
+    async def explain(self, req: DispatchRequest) -> dict[str, Any]:
+        """What the analysis found and every rule of the pack in force that matches, in priority order: the
+        first terminal one decides (nothing is consumed, nothing recorded) — `acteon-swarm explain`."""
+        await self.policy.require_rules()
+        _home, call = await self.normalized(req)
+        pack = self.policy.pack_for(req.run_id)
+        matched = [rule for rule in pack.rules if rule.predicate(call)]
+        evaluation = evaluate(pack, call)
+        deciding = evaluation.terminal
+        verdict = {"allow": "allow", "reroute": "allow", "request_approval": "approval"}.get(
+            deciding.action if deciding else "suppress", "suppress")
+        facts = call.facts
+        answer: dict[str, Any] = {
+            "action_type": call.action_type,
+            "target": call.target,
+            "facts": {
+                "categories": list(facts.categories), "executables": list(facts.executables),
+                "commands": list(facts.commands[1:] if call.action_type == c.EXECUTE_COMMAND else facts.commands),
+                "paths": [{"path": p.path, "class": p.path_class} for p in facts.path_facts],
+                "hosts": list(facts.hosts), "writes": list(facts.writes), "limit": facts.limit,
+            },
+            # Gates after the deciding rule are never reached by the walk; they are listed so a pack's author
+            # sees every rule the call matches.
+            "matched": [{"name": r.name, "priority": r.priority, "action": r.action,
+                         "kind": "terminal" if r.terminal else "gate", "source": r.source,
+                         "decides": r is deciding, "reached": deciding is None or i <= matched.index(deciding)}
+                        for i, r in enumerate(matched)],
+            "decided_by": deciding.name if deciding else evaluation.rule_name,
+            "verdict": verdict,
+            "reason": (deciding.reason or "") if deciding else "no rule allows this call (deny by default)",
+        }
+        instead = suggestion_for(call) if verdict != "allow" else None
+        if instead is not None:
+            answer["instead"] = instead
         return answer
 
     async def _recheck(self, verdict: Recheck, run_id: str) -> None:

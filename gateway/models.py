@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from hook.attachments import MAX_FILE_BYTES, MAX_FILES
 from hook.globs import MAX_GLOBS, check_glob
 
 # Run ids become part of Redis keys inside a {hash tag}: no braces, no colons, no spaces.
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 RunId = Annotated[str, StringConstraints(pattern=RUN_ID_PATTERN)]
 Ident = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=r"^[^\x00-\x1f]+$")]
+AttachedPath = Annotated[str, StringConstraints(min_length=2, max_length=4096, pattern=r"^/")]
+AttachedText = Annotated[str, StringConstraints(max_length=MAX_FILE_BYTES)]
 ShortText = Annotated[str, StringConstraints(max_length=4096)]
 ActionType = Literal[
     "execute_command", "write_file", "read_file", "list_files", "web_fetch",
@@ -48,6 +51,28 @@ class DispatchRequest(BaseModel):
     tool_use_id: Ident | None = None
     agent_type: Ident | None = None
     mcp_server: Ident | None = None
+    # The local programs the command may run, attached by the command hook (hook/attachments.py).
+    files: Annotated[dict[AttachedPath, AttachedText | None], Field(max_length=MAX_FILES)] | None = None
+
+
+class ExplainRequest(_Strict):
+    """A call to explain: a shell command (``command``), or any tool with its ``input``."""
+
+    command: Annotated[str, StringConstraints(max_length=65536)] | None = None
+    tool: Annotated[str, StringConstraints(min_length=1, max_length=256)] = "Bash"
+    input: dict[str, Any] | None = None
+    cwd: Annotated[str, StringConstraints(max_length=4096)] | None = None
+    home: Annotated[str, StringConstraints(max_length=4096)] | None = None
+    run_id: RunId = "default"
+    role: Ident | None = None
+    provider: Ident = "claude-code"
+    files: Annotated[dict[AttachedPath, AttachedText | None], Field(max_length=MAX_FILES)] | None = None
+
+    @model_validator(mode="after")
+    def _one_call(self) -> ExplainRequest:
+        if (self.command is None) == (self.input is None):
+            raise ValueError("give either 'command' (a shell command) or 'input' (the tool's input)")
+        return self
 
 
 class DispatchResponse(BaseModel):

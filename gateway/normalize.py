@@ -10,18 +10,27 @@ import functools
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gateway import paths as P
-from gateway.credentials import is_agent_config, is_secret_path, mentions_secret
+from gateway.credentials import (
+    holds_secrets,
+    is_agent_config,
+    is_key_material,
+    is_metadata_host,
+    is_secret_path,
+    mentions_secret,
+)
 from gateway.persistence import is_persistence_path
+from gateway.runnable import CARRIED, content_categories, written_text
 from gateway.shell import analyze
+from gateway.shell.analysis import Attached
 from hook import contract as c
 
 TOOL_ACTIONS: dict[str, str] = {
     # Claude Code
-    "Bash": c.EXECUTE_COMMAND,
+    **dict.fromkeys(c.SHELL_TOOLS, c.EXECUTE_COMMAND),
     "Write": c.WRITE_FILE,
     "Edit": c.WRITE_FILE,
     "MultiEdit": c.WRITE_FILE,
@@ -35,7 +44,6 @@ TOOL_ACTIONS: dict[str, str] = {
     "Agent": c.SPAWN_AGENT,
     "Task": c.SPAWN_AGENT,
     # Gemini CLI
-    "run_shell_command": c.EXECUTE_COMMAND,
     "write_file": c.WRITE_FILE,
     "replace": c.WRITE_FILE,
     "read_file": c.READ_FILE,
@@ -146,9 +154,12 @@ def normalize(
     secret_paths: tuple[str, ...] = (),
     mcp_server: str | None = None,
     shell_facts: Facts | None = None,
+    content_facts: Facts | None = None,
 ) -> Call:
     """Normalize one call. ``shell_facts``: a shell command's facts computed elsewhere (the
-    dispatcher analyses commands in isolated child processes, see ``gateway.analyzer``)."""
+    dispatcher analyses commands in isolated child processes, see ``gateway.analyzer``).
+    ``content_facts``: for a write, the facts of running what it writes (``gateway.runnable``); the
+    categories in ``runnable.CARRIED`` become the write's own."""
     action_type = TOOL_ACTIONS.get(tool)
     if action_type is None:
         mcp = _split_mcp(tool, mcp_server)
@@ -166,19 +177,33 @@ def normalize(
         hosts = tuple(dict.fromkeys(h for h in (_host(u) for u in urls) if h))
         # A secret in the URL (a token in the query string) goes to whoever serves it.
         leaked = ("exfiltration",) if any(mentions_secret(u) for u in urls) else ()
-        facts = Facts(target=" ".join(urls)[:_MAX_TARGET], hosts=hosts, categories=leaked)
+        if any(is_metadata_host(h) for h in hosts):
+            leaked = (*leaked, "credential_access")  # the instance's credentials, fetched into the transcript
+        facts = Facts(target=" ".join(urls)[:_MAX_TARGET], hosts=hosts, categories=tuple(sorted(leaked)))
     elif action_type == c.WEB_SEARCH:
         facts = Facts(target=(_s(input.get("query")) or "")[:_MAX_TARGET])
     elif action_type == c.SPAWN_AGENT:
         facts = Facts(target=_s(input.get("subagent_type")) or _s(input.get("agent_name")) or "general-purpose")
     else:
         pattern = _s(input.get("pattern")) if tool in ("Glob", "glob") else None
-        facts = _file_facts(action_type, tuple(_raw_paths(action_type, input, cwd)), pattern, cwd, home, secret_paths)
+        facts = _file_facts(action_type, tuple(_raw_paths(action_type, input, cwd)), pattern, cwd, home, secret_paths,
+                            tool in _CONTENT_SEARCHES)
+        carried = set(content_facts.categories) & CARRIED if content_facts is not None else set()
+        if action_type == c.WRITE_FILE:
+            text = written_text(input)
+            if text is not None and facts.paths:
+                carried |= content_categories(facts.paths[0], text)
+        if carried and action_type == c.WRITE_FILE:
+            facts = replace(facts, categories=tuple(sorted(carried.union(facts.categories))))
     return Call(run_id, agent_id, role, provider, tool, action_type, input, cwd, facts)
 
 
 def is_shell_tool(tool: str) -> bool:
     return TOOL_ACTIONS.get(tool) == c.EXECUTE_COMMAND
+
+
+def is_write_tool(tool: str) -> bool:
+    return TOOL_ACTIONS.get(tool) == c.WRITE_FILE
 
 
 def shell_command(input: Mapping[str, Any], cwd: str | None, home: str) -> tuple[str, str | None]:
@@ -190,9 +215,11 @@ def shell_command(input: Mapping[str, Any], cwd: str | None, home: str) -> tuple
     return (command if isinstance(command, str) else ""), workdir
 
 
-def command_facts(command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...]) -> Facts:
-    """Analyse a shell command in this process (bounded by ``gateway.shell.limits``)."""
-    a = analyze(command, workdir, home, secret_paths)
+def command_facts(command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...],
+                  files: Attached = ()) -> Facts:
+    """Analyse a shell command in this process (bounded by ``gateway.shell.limits``). ``files``: the local
+    programs it may run, as the command hook attached them (hook/attachments.py)."""
+    a = analyze(command, workdir, home, secret_paths, files)
     return Facts(
         target=command[:_MAX_TARGET],
         paths=tuple(f.path for f in a.paths),
@@ -217,15 +244,23 @@ def unparseable_facts(command: str, reason: str) -> Facts:
                  writes=("?",), git_dirs=("?",))
 
 
+# List tools that read what they list: a search of a directory holding secrets reads the secrets.
+_CONTENT_SEARCHES = frozenset({"Grep", "grep_search", "search_file_content"})
+
+
 @functools.lru_cache(maxsize=8192)
 def _file_facts(
     action_type: str, raw_paths: tuple[str, ...], pattern: str | None, cwd: str | None, home: str,
-    secret_paths: tuple[str, ...],
+    secret_paths: tuple[str, ...], searches: bool = False,
 ) -> Facts:
     facts = tuple(P.fact(p, cwd, home) for p in raw_paths)
     categories: set[str] = set()
     if any(is_secret_path(f.path, home, secret_paths) for f in facts):
         categories.add("credential_access")
+    if searches and any(holds_secrets(f.path, home) for f in facts):
+        categories.add("credential_access")  # `grep -r token ~`: every secret under there, read
+    if pattern is not None and _seeks_secrets(pattern) and not all(f.path_class == P.WORKSPACE for f in facts):
+        categories.add("credential_access")  # Glob `**/*.pem` over a home: the keys, listed to be read
     if action_type == c.WRITE_FILE and any(f.path_class == P.SYSTEM for f in facts):
         categories.add("system_write")
     if action_type == c.WRITE_FILE and any(is_agent_config(f.path) for f in facts):
@@ -249,9 +284,17 @@ def _file_facts(
     )
 
 
+def _seeks_secrets(pattern: str) -> bool:
+    """A glob whose file part names key material or secret files (`**/*.pem`, `**/.env*`, `**/id_rsa*`)."""
+    name = pattern.rstrip("/").rsplit("/", 1)[-1]
+    probe = name.replace("*", "x").replace("?", "x")
+    return is_key_material(probe) or is_secret_path("/x/" + probe, "/nonexistent") or name.startswith((".env", "id_"))
+
+
 def _raw_paths(action_type: str, input: Mapping[str, Any], cwd: str | None) -> list[str]:
     if action_type in (c.WRITE_FILE, c.READ_FILE):
-        found = [p for p in (_s(input.get("file_path")), _s(input.get("notebook_path"))) if p]
+        found = [p for p in (_s(input.get("file_path")), _s(input.get("notebook_path")),
+                             _s(input.get("absolute_path"))) if p]
         for key in ("paths", "include"):
             many = input.get(key)
             if isinstance(many, list):

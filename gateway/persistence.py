@@ -22,9 +22,17 @@ _HOME_FILES = STARTUP_FILES | frozenset({
     ".xprofile", ".xsessionrc", ".xsession", ".inputrc", ".wgetrc", ".curlrc", ".lesskey", ".mailcap", ".lessfilter",
     ".bash_aliases", ".bash_functions", ".config/procps/toprc", ".toprc", ".rtorrent.rc", ".gdbinit",
     ".config/gdb/gdbinit", ".muttrc", ".config/htop/htoprc", ".mc/ini", ".config/mc/ini", ".config/ranger/rc.conf",
+    # interpreters' and clients' start-up files, package managers' configuration (a script shell, preloads)
+    ".irbrc", ".pryrc", ".psqlrc", ".myclirc", ".sqliterc", ".node_repl.js", ".Rprofile", ".julia/config/startup.jl",
+    ".ipython/profile_default/ipython_config.py", ".config/ipython/profile_default/ipython_config.py",
+    ".pdbrc", ".pdbrc.py", ".perldb", ".gemrc", ".bundle/config", ".yarnrc.yml", ".config/pip/pip.conf",
+    ".pip/pip.conf",
+    ".pydistutils.cfg", ".condarc", ".cargo/config.toml", ".cargo/config", ".m2/settings.xml", ".gradle/init.gradle",
+    ".gradle/gradle.properties", ".docker/config.json", ".config/git/attributes", ".gitattributes",
 })
 _HOME_DIRS = (".config/systemd/user", ".config/autostart", "Library/LaunchAgents", ".config/fish/conf.d",
-              ".local/share/systemd/user", ".config/upstart", ".kde/Autostart", ".config/plasma-workspace/env")
+              ".local/share/systemd/user", ".config/upstart", ".kde/Autostart", ".config/plasma-workspace/env",
+              ".ipython/profile_default/startup", ".gradle/init.d", ".config/zsh", ".oh-my-zsh/custom", ".zsh/")
 _SYSTEM_PREFIXES = ("/etc/cron", "/var/spool/cron", "/etc/anacrontab", "/etc/systemd", "/lib/systemd",
                     "/usr/lib/systemd", "/etc/init.d", "/etc/rc.local", "/etc/rc", "/etc/profile",
                     "/etc/bash.bashrc", "/etc/zsh", "/etc/environment", "/etc/ld.so.preload", "/etc/xdg/autostart",

@@ -63,6 +63,11 @@ F_HOME = "home"  # the agent's HOME: `~` and home paths are the agent's, not the
 F_TOOL_USE_ID = "tool_use_id"
 F_AGENT_TYPE = "agent_type"
 F_MCP_SERVER = "mcp_server"
+# The local programs a shell command may run, as the command hook read them: {absolute path: text, or null
+# when too large to send}. Absent: the gateway reads them itself where it shares the agent's filesystem.
+F_FILES = "files"
+# The tools that run a shell command (both CLIs); their calls get ``files``.
+SHELL_TOOLS = ("Bash", "run_shell_command")
 
 # --- providers ------------------------------------------------------------------------------------
 PROVIDER_CLAUDE = "claude-code"

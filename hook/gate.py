@@ -26,12 +26,25 @@ class Denied(Exception):
 
 
 def identity(event: Mapping[str, Any], dialect: str, env: Mapping[str, str]) -> dict[str, Any]:
-    """The dispatch request for one hook event, identity from ACTEON_* variables."""
+    """The dispatch request for one hook event, identity from ACTEON_* variables; a shell command gets
+    the text of the local programs it may run (hook/attachments.py)."""
     ev = dict(event)
-    return dialects.dispatch_fields(
+    body = dialects.dispatch_fields(
         ev, dialect, run_id=env.get(c.ENV_RUN_ID) or c.DEFAULT_RUN_ID,
         agent_id=env.get(c.ENV_AGENT_ID) or dialects.default_agent_id(ev, dialect),
         role=env.get(c.ENV_AGENT_ROLE) or None, home=env.get("HOME") or None)
+    tool_input = ev.get("tool_input")
+    cwd = ev.get("cwd")
+    if ev.get("tool_name") in c.SHELL_TOOLS and isinstance(tool_input, dict) and isinstance(cwd, str):
+        from hook import attachments  # only shell calls pay for it
+
+        workdir = tool_input.get("dir_path")
+        if isinstance(workdir, str) and workdir:
+            workdir = workdir if workdir.startswith("/") else f"{cwd.rstrip('/')}/{workdir}"
+        else:
+            workdir = cwd
+        body[c.F_FILES] = attachments.attach(tool_input.get("command"), workdir, env.get("HOME"))  # type: ignore[arg-type]
+    return body
 
 
 def agent_key(env: Mapping[str, str], key_file: str | None) -> str:

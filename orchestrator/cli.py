@@ -22,6 +22,7 @@ from orchestrator.commands.common import (
 )
 from orchestrator.commands.common import print_json as _print_json
 from orchestrator.commands.doctor import doctor
+from orchestrator.commands.explain import explain
 from orchestrator.commands.park import app as park_app
 from orchestrator.commands.plans import app as plan_app
 from orchestrator.commands.tasks import app as task_app
@@ -44,7 +45,7 @@ app.add_typer(approvals_app, name="approvals")
 app.add_typer(park_app, name="park")
 app.add_typer(task_app, name="task")
 for command in (run_commands.run, run_commands.status, run_commands.runs, run_commands.cancel,
-                run_commands.audit, merge, cleanup, doctor, worker):
+                run_commands.audit, merge, cleanup, doctor, worker, explain):
     app.command()(command)
 app.add_typer(memory_app, name="memory", help="The swarm's shared memory: search, add and reindex findings.")
 app.add_typer(graph_app, name="graph", help="The RDF twin of runs: SPARQL query, export and endpoint.")

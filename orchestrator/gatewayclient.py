@@ -53,6 +53,10 @@ class GatewayClient:
             raise error(f"gateway {method} {path}: {r.status_code}: {message}")
         return r.json()
 
+    async def explain(self, body: dict[str, Any]) -> dict[str, Any]:
+        """How the gateway would decide a call: facts, matching rules, the deciding one (admin/operator key)."""
+        return dict(await self._call("POST", "/explain", json=body))
+
     async def health(self) -> dict[str, Any]:
         return dict(await self._call("GET", "/health"))
 

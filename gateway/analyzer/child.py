@@ -30,9 +30,9 @@ def main(argv: list[str]) -> int:
         body = read_frame(inp)
         if body is None:
             return 0
-        command, workdir, home, secret_paths = parse_request(body)
+        command, workdir, home, secret_paths, files = parse_request(body)
         try:
-            facts = command_facts(command, workdir, home, secret_paths)
+            facts = command_facts(command, workdir, home, secret_paths, files)
         except MemoryError:
             facts = None
         if facts is None or facts.limit == OUT_OF_MEMORY:

@@ -26,10 +26,12 @@ from pathlib import Path
 
 from gateway.analyzer.wire import HEADER, MAX_FRAME, facts_from_wire, request
 from gateway.normalize import Facts, command_facts, unparseable_facts
+from gateway.shell.analysis import Attached
 from gateway.shell.limits import ANALYSIS_MEMORY_BYTES, ANALYSIS_TIMEOUT_S, prescan
 
 _CACHE_ENTRIES = 4096
 _CACHE_MAX_COMMAND = 4096  # longer commands are rare and would make the cache's memory unbounded
+_CACHE_MAX_FILES = 16384  # attached programs (hook/attachments.py) kept with a cached verdict, at most
 _SOURCE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 
 
@@ -139,7 +141,7 @@ class Analyzer:
         self._idle: queue.LifoQueue[_Child] = queue.LifoQueue()  # LIFO: the warmest child first
         self._children: set[_Child] = set()
         self._lock = threading.Lock()
-        self._cache: collections.OrderedDict[tuple[str, str | None, str, tuple[str, ...]], Facts] = (
+        self._cache: collections.OrderedDict[tuple[str, str | None, str, tuple[str, ...], Attached], Facts] = (
             collections.OrderedDict()
         )
         self._started = False
@@ -161,8 +163,9 @@ class Analyzer:
         for child in children:
             child.kill()
 
-    def cached(self, command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...]) -> Facts | None:
-        key = (command, workdir, home, secret_paths)
+    def cached(self, command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...],
+               files: Attached = ()) -> Facts | None:
+        key = (command, workdir, home, secret_paths, files)
         with self._lock:
             facts = self._cache.get(key)
             if facts is not None:
@@ -170,37 +173,41 @@ class Analyzer:
                 self.stats.cached += 1
         return facts
 
-    async def afacts(self, command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...]) -> Facts:
-        facts = self.cached(command, workdir, home, secret_paths)
+    async def afacts(self, command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...],
+                     files: Attached = ()) -> Facts:
+        facts = self.cached(command, workdir, home, secret_paths, files)
         if facts is not None:
             return facts
-        return await asyncio.to_thread(self.facts, command, workdir, home, secret_paths)
+        return await asyncio.to_thread(self.facts, command, workdir, home, secret_paths, files)
 
-    def facts(self, command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...]) -> Facts:
+    def facts(self, command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...],
+              files: Attached = ()) -> Facts:
         """The facts of one command. Never raises: every failure is an unparseable verdict."""
-        facts = self.cached(command, workdir, home, secret_paths)
+        facts = self.cached(command, workdir, home, secret_paths, files)
         if facts is not None:
             return facts
         if prescan(command) is not None:
             # Over a limit before any parsing: the verdict costs a few string scans, no child needed.
             return command_facts(command, workdir, home, secret_paths)
         self.start()
-        facts = self._in_child(command, workdir, home, secret_paths)
-        if len(command) <= _CACHE_MAX_COMMAND:
+        facts = self._in_child(command, workdir, home, secret_paths, files)
+        if len(command) <= _CACHE_MAX_COMMAND and sum(len(t or "") for _, t in files) <= _CACHE_MAX_FILES:
             # Failures are cached too: an agent repeating a parser-killing command costs one child.
             with self._lock:
-                self._cache[(command, workdir, home, secret_paths)] = facts
+                self._cache[(command, workdir, home, secret_paths, files)] = facts
                 if len(self._cache) > _CACHE_ENTRIES:
                     self._cache.popitem(last=False)
         return facts
 
-    def _in_child(self, command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...]) -> Facts:
+    def _in_child(self, command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...],
+                  files: Attached) -> Facts:
         try:
             child = self._idle.get(timeout=self.start_timeout_s)
         except queue.Empty:
             return unparseable_facts(command, "no analysis process is available")
         try:
-            answer = child.ask(request(command, workdir, home, secret_paths), self.timeout_s, self.start_timeout_s)
+            answer = child.ask(request(command, workdir, home, secret_paths, files), self.timeout_s,
+                               self.start_timeout_s)
             facts = facts_from_wire(answer)
         except _Failure as failure:
             self._replace(child)

@@ -13,6 +13,7 @@ import orjson
 
 from gateway.normalize import Facts
 from gateway.paths import PathFact
+from gateway.shell.analysis import Attached
 
 HEADER = struct.Struct(">I")
 MAX_FRAME = 16 * 1024 * 1024  # an answer bigger than this is a broken child
@@ -33,13 +34,16 @@ def read_frame(inp: BinaryIO) -> bytes | None:
     return body if len(body) == size else None
 
 
-def request(command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...]) -> bytes:
-    return orjson.dumps([command, workdir, home, list(secret_paths)])
+def request(command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...],
+            files: Attached = ()) -> bytes:
+    return orjson.dumps([command, workdir, home, list(secret_paths), [list(f) for f in files]])
 
 
-def parse_request(body: bytes) -> tuple[str, str | None, str, tuple[str, ...]]:
-    command, workdir, home, secret_paths = orjson.loads(body)
-    return str(command), workdir if isinstance(workdir, str) else None, str(home), tuple(map(str, secret_paths))
+def parse_request(body: bytes) -> tuple[str, str | None, str, tuple[str, ...], Attached]:
+    command, workdir, home, secret_paths, files = orjson.loads(body)
+    attached = tuple((str(p), t if isinstance(t, str) else None) for p, t in files)
+    return (str(command), workdir if isinstance(workdir, str) else None, str(home), tuple(map(str, secret_paths)),
+            attached)
 
 
 def facts_to_wire(f: Facts) -> bytes:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from gateway.paths import PathFact, workspace_root
 from gateway.shell import categories as cat
 from gateway.shell.facts import Facts
-from gateway.shell.flow import EMPTY, Scope
+from gateway.shell.flow import EMPTY, OPAQUE, Flow, Scope
 from gateway.shell.limits import OUT_OF_MEMORY, prescan
 from gateway.shell.walker import Walker
 
@@ -26,7 +26,13 @@ class ShellAnalysis:
     git_dirs: tuple[str, ...] = ()  # where git commands work ("?": somewhere the analysis cannot tell)
 
 
-def analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...] = ()) -> ShellAnalysis:
+# Local files the command may run, with their text as the command hook read them (None: too large to be
+# sent, so what running it does cannot be known): ((absolute path, text), …), hashable for caches.
+Attached = tuple[tuple[str, str | None], ...]
+
+
+def analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...] = (),
+            files: Attached = ()) -> ShellAnalysis:
     """Analyze a shell command line. Never raises: internal failures come back as unparseable."""
     try:
         if isinstance(command, (bytes, bytearray)):
@@ -38,12 +44,13 @@ def analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, .
         if isinstance(secret_extra, str):
             secret_extra = (secret_extra,)
         extra = tuple(e for e in secret_extra if isinstance(e, str)) if secret_extra else ()
-        return _analyze(command, cwd, home, extra)
+        return _analyze(command, cwd, home, extra, files)
     except Exception:  # the gateway must get an answer for any input
         return _failure(None)
 
 
-def _analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...]) -> ShellAnalysis:
+def _analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...],
+             files: Attached) -> ShellAnalysis:
     # The shell starts in cwd whatever it is; only a real workspace makes anything "workspace" work.
     start = posixpath.normpath(cwd) if cwd is not None and cwd.startswith("/") else None
     facts = Facts(workspace_root(cwd, home), home, secret_extra)
@@ -51,6 +58,10 @@ def _analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, 
         scope = Scope(start, True, {"HOME": home} if home else {})
         if start is not None:
             scope.vars["PWD"] = start
+        for path, text in files[:64]:
+            if isinstance(path, str) and path.startswith("/"):
+                flow = OPAQUE if not isinstance(text, str) else Flow(local_data=True, script=text)
+                scope.files[path] = scope.attached[path] = flow
         limit = prescan(command)
         if limit is not None:  # not even parsed: its cost for the parser is the agent's choice
             facts.unparseable(limit)

@@ -30,6 +30,11 @@ GATEWAY_STATE = "gateway_state"  # a Redis client: the gateway's decisions live 
 NETWORK_LISTEN = "network_listen"  # a server on every interface, a tunnel, packet capture
 SYSTEM_CONFIG = "system_config"  # sysctl, firewall, services, daemons, mounts, modules, users
 OTHER_PROJECT = "other_project"  # a write into another project under home (`~/other-repo/x`)
+INFRA_CHANGE = "infra_change"  # a powerful CLI's subcommand not known to be read-only (deploy, scale, set)
+DATABASE_CHANGE = "database_change"  # SQL that is not read-only, framework database tasks that change data
+CREDENTIAL_CREATION = "credential_creation"  # new access keys, tokens, service-account keys, deploy keys
+OUTWARD_MESSAGE = "outward_message"  # mail, chat webhooks, SMS, comments on issues, payments
+RESOURCE_EXHAUSTION = "resource_exhaustion"  # disk, inode, process or memory floods, miners
 
 ALL_CATEGORIES = frozenset(
     {
@@ -61,5 +66,10 @@ ALL_CATEGORIES = frozenset(
         NETWORK_LISTEN,
         SYSTEM_CONFIG,
         OTHER_PROJECT,
+        INFRA_CHANGE,
+        DATABASE_CHANGE,
+        CREDENTIAL_CREATION,
+        OUTWARD_MESSAGE,
+        RESOURCE_EXHAUSTION,
     }
 )

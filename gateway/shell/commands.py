@@ -7,6 +7,9 @@ from collections.abc import Callable
 
 from gateway.shell import (
     admin,
+    archives,
+    clis,
+    exhaustion,
     files,
     foreign,
     interpreters,
@@ -15,8 +18,10 @@ from gateway.shell import (
     operators,
     packages,
     permissions,
+    processes,
     readers,
     system,
+    tasks,
     vcs,
 )
 from gateway.shell.find import find
@@ -50,7 +55,9 @@ HANDLERS: dict[str, Handler] = {
     "cd": files.cd,
     "pushd": files.cd,
     "popd": files.popd,
-    **dict.fromkeys(["ls", "stat", "du", "realpath", "readlink", "dirname", "basename", "tree",
+    **dict.fromkeys(["dirname", "basename", "realpath", "pwd"], files.path_text),
+    "mktemp": files.mktemp,
+    **dict.fromkeys(["ls", "stat", "du", "readlink", "tree",
                      "test", "[", "[[", "df", "exa", "eza", "lsattr", "getfacl", "namei"],
                     files.inspect_operands),
     # permissions
@@ -76,7 +83,7 @@ HANDLERS: dict[str, Handler] = {
     "basenc": readers.base64_,
     "xxd": readers.xxd,
     "iconv": readers.iconv,
-    "cpio": readers.cpio,
+    "cpio": archives.cpio,
     "file": files.file_,
     "od": readers.od,
     "diff": readers.diff,
@@ -92,9 +99,9 @@ HANDLERS: dict[str, Handler] = {
     "uniq": readers.uniq,
     "sed": readers.sed,
     **dict.fromkeys(["awk", "gawk", "mawk", "nawk"], readers.awk),
-    "tar": readers.tar,
-    "zip": readers.zip_,
-    "unzip": readers.unzip,
+    "tar": archives.tar,
+    "zip": archives.zip_,
+    "unzip": archives.unzip,
     "echo": readers.echo,
     "printf": readers.printf,
     "printenv": readers.environment_dump,
@@ -136,10 +143,22 @@ HANDLERS: dict[str, Handler] = {
     "git": vcs.git,
     **packages.HANDLERS,
     **{name: operations.with_judges(packages.HANDLERS[name], *operations.RUNNER_AND_PUBLISH)
-       for name in ("npm", "pnpm", "yarn", "bun", "pipx", "uv", "poetry")},
+       for name in ("pipx", "uv", "poetry")},
+    **{name: tasks.package_manager(operations.with_judges(packages.HANDLERS[name], *operations.RUNNER_AND_PUBLISH))
+       for name in ("npm", "pnpm", "yarn", "bun")},
+    **dict.fromkeys(["just", "task"], tasks.task_runner),
+    **dict.fromkeys(["honcho", "foreman", "overmind", "hivemind", "forego"], tasks.procfile_runner),
     **{name: operations.with_judges(packages.HANDLERS[name], judge) for name, judge in operations.PUBLISHERS.items()},
+    "go": operations.with_judges(packages.HANDLERS["go"], *operations.RUNNER_AND_PUBLISH),
     # infrastructure, databases, registries, processes, credential stores
     **operations.INFRA,
+    # floods
+    "fallocate": exhaustion.fallocate,
+    "seq": exhaustion.seq,
+    "yes": exhaustion.yes,
+    # processes
+    "ps": processes.ps,
+    **dict.fromkeys(["pgrep", "pidof"], processes.pgrep),
     # machine
     **dict.fromkeys(["shutdown", "reboot", "halt", "poweroff"], system.power),
     "systemctl": system.systemctl,
@@ -157,10 +176,14 @@ HANDLERS: dict[str, Handler] = {
     "launchctl": system.launchctl,
     **dict.fromkeys(["make", "gmake", "bmake"], system.make),
     # nothing to see
-    **dict.fromkeys(["true", "false", ":", "sleep", "date", "pwd", "whoami", "id", "uname", "hostname",
+    **dict.fromkeys(["true", "false", ":", "sleep", "date", "whoami", "id", "uname", "hostname",
                      "which", "type", "hash", "wait", "jobs", "exit", "return", "shift", "clear",
-                     "seq", "yes", "nproc", "uptime"], no_effect),
+                     "nproc", "uptime"], no_effect),
 }
+
+# Powerful CLIs judged by their known-safe tables (gateway/shell/cli_tables), on top of their own handler.
+for _name in clis.tables():
+    HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
 
 _VERSIONED = (
     (re.compile(r"python[0-9.]*|pypy[0-9.]*"), interpreters.python),
@@ -177,8 +200,8 @@ _RESOLVED: dict[str, Handler] = {}
 
 # Handlers of tools whose arguments are data (readers, file operations, permissions) or that analyse
 # the code they are given themselves (shells, interpreters, find -exec): `handoff` leaves them alone.
-_DATA_MODULES = frozenset({readers.__name__, files.__name__, permissions.__name__, interpreters.__name__,
-                           find.__module__})
+_DATA_MODULES = frozenset({readers.__name__, archives.__name__, files.__name__, permissions.__name__,
+                           interpreters.__name__, find.__module__})
 
 
 def checks_handoff(handler: Handler) -> bool:

@@ -7,7 +7,9 @@ the same whether it comes from `>`, `tee`, `cp` or `dd of=`.
 
 from __future__ import annotations
 
-from gateway.credentials import is_agent_config, is_secret_path
+import re
+
+from gateway.credentials import is_agent_config, is_metadata_host, is_secret_path
 from gateway.paths import PathFact, fact, in_other_project
 from gateway.persistence import is_persistence_path
 from gateway.shell import categories as cat
@@ -91,10 +93,16 @@ class Facts:
         host = hostnames.normalize(raw)
         if host:
             self._hosts[host] = None
+            if is_metadata_host(host):
+                self.flag(cat.CREDENTIAL_ACCESS)  # the cloud's instance metadata: role credentials, tokens
         return host
 
     def connects(self, host: str | None, port: str | None) -> None:
-        """A raw connection to ``host:port``: the gateway's own store is out of bounds (`gateway_state`)."""
+        """A raw connection to ``host:port``: the gateway's own store is out of bounds (`gateway_state`), and so
+        is any Redis on its well-known ports (a Redis client speaks to it, whatever its address)."""
+        if port in REDIS_PORTS and (host is None or hostnames.is_local(host)):
+            self.flag(cat.GATEWAY_STATE)  # a Redis on this machine: the gateway's store is one, wherever it listens
+            return
         if not port or not self.store_endpoints:
             return
         for store_host, store_port in self.store_endpoints:
@@ -177,6 +185,8 @@ class Facts:
             self.record(path)
             if self.is_secret(path):
                 self.flag(cat.CREDENTIAL_ACCESS)
+        if not word.exact and _ANY_ENVIRON.match(word.value):
+            self.flag(cat.CREDENTIAL_ACCESS)  # `/proc/$(pgrep gunicorn)/environ`: some process's whole environment
         return path
 
     def write(self, word: Word, scope: Scope, directory: bool = False) -> str | None:
@@ -226,6 +236,10 @@ class Facts:
                 self.flag(cat.DISK_WRITE)
         if is_destructive(target, self.workspace, self.home, recursive):
             self.flag(cat.DESTRUCTIVE_DELETE)
+
+
+_ANY_ENVIRON = re.compile(r"^/proc/[^/]+(?:/task/[^/]+)?/environ$")
+REDIS_PORTS = frozenset({"6379", "6380", "26379", "16379"})
 
 
 def _endpoint(text: str) -> tuple[str, str]:

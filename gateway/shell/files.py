@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from gateway.paths import HOME, resolve
 from gateway.shell import categories as cat
+from gateway.shell import exhaustion
 from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow
 from gateway.shell.invocation import Call
 from gateway.shell.options import scan, short_letters, spec
-from gateway.shell.targets import in_git_dir
+from gateway.shell.targets import Target, in_git_dir
 from gateway.shell.words import Word, basename, literal_word, locate
 
 _RM = spec(flags=["--recursive", "--force", "--dir", "--no-preserve-root", "--preserve-root",
@@ -26,13 +28,18 @@ def rm(call: Call) -> Flow:
 
 
 def rmdir(call: Call) -> Flow:
+    """rmdir removes only empty directories: no data can go, whatever it is pointed at (`find . -type d |
+    xargs rmdir`). It still writes where it removes (a file scope holds), and a system directory is a
+    system write."""
     for word in scan(call.args, spec()).operands:
-        call.delete(word, False)
+        call.write(word, directory=True)
     return EMPTY
 
 
 def unlink(call: Call) -> Flow:
-    return rmdir(call)
+    for word in scan(call.args, spec()).operands:
+        call.delete(word, False)
+    return EMPTY
 
 
 _SHRED = spec("ns", ["--iterations", "--size", "--random-source", "--remove"])
@@ -53,6 +60,7 @@ def truncate(call: Call) -> Flow:
     options = scan(call.args, _TRUNCATE)
     size = options.value("-s", "--size")
     emptied = size is not None and bool(_ZERO_SIZE.fullmatch(size.value))
+    exhaustion.truncate_size(call, size.value if size is not None else None)
     for word in options.values("-r", "--reference"):
         call.read(word)
     for word in options.operands:
@@ -213,6 +221,7 @@ def tee(call: Call) -> Flow:
 
 
 def dd(call: Call) -> Flow:
+    exhaustion.dd_size(call)
     out: Flow = call.stdin
     wrote = False
     for word in call.args:
@@ -263,3 +272,42 @@ def file_(call: Call) -> Flow:
     for word in options.operands:
         call.inspect(word)
     return OPAQUE
+
+
+def path_text(call: Call) -> Flow:
+    """dirname, basename, realpath, readlink -f, pwd: what they print is known when their operand is, so
+    `cd "$(dirname "$0")/.."` moves somewhere known (the walker substitutes known output)."""
+    operands = [w for w in call.args if not w.value.startswith("-")]
+    for word in operands:
+        call.inspect(word)
+    scope = call.scope
+    if call.name == "pwd":
+        return Flow(script=scope.cwd) if scope.cwd_known and scope.cwd else OPAQUE
+    if len(operands) != 1 or not operands[0].exact:
+        return OPAQUE
+    value = operands[0].value
+    if call.name == "dirname":
+        return Flow(script=posixpath.dirname(value.rstrip("/")) or ("/" if value.startswith("/") else "."))
+    if call.name == "basename":
+        return Flow(script=basename(value))
+    if not scope.cwd_known and not value.startswith("/"):
+        return OPAQUE
+    return Flow(script=resolve(value, scope.cwd, call.facts.home))  # realpath, readlink -f
+
+
+def mktemp(call: Call) -> Flow:
+    """mktemp prints the name of a new file or directory under TMPDIR (or -p/--tmpdir DIR, or the
+    template's directory): deleting it later (`trap 'rm -rf "$tmp"' EXIT`) is cleaning up, not destroying."""
+    options = scan(call.args, spec("pt", ["--tmpdir", "--suffix"]))
+    directory = options.value("-p", "--tmpdir")
+    template = options.operands[0].value if options.operands else ""
+    if directory is not None and directory.exact:
+        base = directory.value
+    elif "/" in template:
+        base = posixpath.dirname(template)
+    else:
+        base = call.scope.vars.get("TMPDIR") or "/tmp"  # noqa: S108 - where mktemp puts it, not a file we use
+    if not base.startswith("/") and not call.scope.cwd_known:
+        return OPAQUE
+    path = posixpath.join(resolve(base, call.scope.cwd, call.facts.home), "tmp.mktemp")
+    return Flow(listing=Target(path), script=path)

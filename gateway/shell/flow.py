@@ -24,6 +24,13 @@ class Flow:
     # A dump of the whole environment (env, printenv, set): API keys included. Printed or saved as it is,
     # it is credential access; a selecting filter (`env | grep PATH`) keeps only what it selects.
     secrets: bool = False
+    # Process ids from a listing of the whole machine (`ps aux`, `pgrep -u other`): killing them kills
+    # processes the agent did not start, whatever filter picked them.
+    processes: bool = False
+    # An endless stream (`yes`, /dev/zero): saved to a file, it fills the disk. And a listing of a million
+    # items or more (`seq 1 50000000`): one file or process per item floods the machine (shell/exhaustion.py).
+    unbounded: bool = False
+    many: bool = False
 
     def merge(self, other: Flow) -> Flow:
         if other is EMPTY:
@@ -41,6 +48,9 @@ class Flow:
             script=script,
             listing=self.listing if self.listing is not None else other.listing,
             secrets=self.secrets or other.secrets,
+            processes=self.processes or other.processes,
+            unbounded=self.unbounded or other.unbounded,
+            many=self.many or other.many,
         )
 
 
@@ -62,10 +72,23 @@ class Scope:
     # Programs copied or linked under another name in this command line (`cp /bin/rm ./x`): path (and,
     # for a bin directory, bare name) → the original command's name, so `./x -rf /` is judged as `rm`.
     renamed: dict[str, str] = field(default_factory=dict)
+    # Files already on disk that the command may run, as the command hook read them (hook/attachments.py):
+    # path → the same Flow object seeded into ``files``. Running one is judged by its text; being merely
+    # named is not suspicious, unlike a file this very command line wrote (see ``written``).
+    attached: dict[str, Flow] = field(default_factory=dict)
 
     def copy(self) -> Scope:
-        return Scope(self.cwd, self.cwd_known, dict(self.vars), dict(self.files), dict(self.flows),
-                     dict(self.renamed))
+        """The state a subshell, a pipeline stage or a nested script starts with. Variables and the directory
+        are its own; files written and programs copied are on disk, so every scope sees them (`… | base64 -d >
+        /tmp/x && sh /tmp/x`)."""
+        return Scope(self.cwd, self.cwd_known, dict(self.vars), self.files, dict(self.flows), self.renamed,
+                     self.attached)
+
+    def written(self) -> dict[str, Flow]:
+        """The files this command line wrote (not the attached files it has not rewritten)."""
+        if not self.attached:
+            return self.files
+        return {p: f for p, f in self.files.items() if self.attached.get(p) is not f}
 
     def change_dir(self, path: str | None) -> None:
         """Move to ``path`` (already resolved); None means the new directory is unknowable."""

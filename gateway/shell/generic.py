@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from gateway.credentials import holds_secrets, is_agent_config
+from gateway.credentials import holds_secrets, is_agent_settings
 from gateway.persistence import is_persistence_path
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
@@ -71,7 +71,7 @@ def _note_path(call: Call, word: Word) -> None:
     if path is None:
         return
     home = call.facts.home
-    if is_persistence_path(path, home) or is_agent_config(path):
+    if is_persistence_path(path, home) or is_agent_settings(path):
         call.write(word)
     elif holds_secrets(path, home):
         # `pyright -w /etc`, `tool ~`: an unknown program given a directory may well read all of it.
@@ -86,6 +86,16 @@ SHELLS = BASH_LIKE_SHELLS | {"nu", "pwsh", "powershell", "busybox", "elvish", "x
 # A shell's path inside a larger argument: `spawn /bin/sh;interact`, `ProxyCommand /bin/sh -i`, `/bin/sh,-s`.
 SHELL_INSIDE = re.compile(
     r"(?:^|[\s;'\"=(,|&!:])/(?:usr/)?(?:local/)?bin/(?:ba|da|z|k|mk|c|tc|fi|a|y)?sh(?:$|[\s;'\"),|&])")
+
+
+def shebang(text: str | None) -> str | None:
+    """The interpreter a script's `#!` line names (`#!/usr/bin/env -S python3 -u` → `python3`), or None."""
+    if not text or not text.startswith("#!"):
+        return None
+    words = text[2:].split("\n", 1)[0].split()
+    if words and words[0].rsplit("/", 1)[-1] == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return words[0].rsplit("/", 1)[-1] if words else None
 
 
 def is_shell(value: str) -> bool:

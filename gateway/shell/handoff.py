@@ -60,32 +60,33 @@ _MAX_CANDIDATES = 256  # words of one command examined (the command line is alre
 def check(call: Call) -> None:
     """Judge what ``call`` hands its program."""
     scope = call.scope
+    written = scope.written()
     for n, (word, text) in enumerate(_candidates(call.args)):
         if n >= _MAX_CANDIDATES:
             break
         if _hands_shell(call, text):
             continue
-        if (scope.renamed or scope.files) and text and " " not in text:
-            _hands_path(call, Word(text) if text != word.value else word)
-    if scope.files or scope.renamed:
+        if (scope.renamed or written) and text and " " not in text:
+            _hands_path(call, Word(text) if text != word.value else word, written)
+    if written or scope.renamed:
         for name in PATH_VARIABLES:
             value = scope.vars.get(name)
             if value:
-                path_variable(call, value)
+                path_variable(call, value, written)
         cwd = scope.cwd if scope.cwd_known else None
         if cwd is not None:
             for manifest in MANIFESTS.get(call.name, ()):
-                flow = scope.files.get(f"{cwd.rstrip('/')}/{manifest}")
+                flow = written.get(f"{cwd.rstrip('/')}/{manifest}")
                 if flow is not None:
                     judge_content(call, flow)
 
 
-def path_variable(call: Call, value: str) -> None:
+def path_variable(call: Call, value: str, written: dict[str, Flow] | None = None) -> None:
     """`PATH=$PATH:/tmp/d prog`, `GROFF_BIN_PATH=. nroff`: a directory searched for helpers, holding a shell
     under another name or a file written just before."""
     for part in value.split(":")[:64]:
         if part and "$" not in part:
-            _hands_path(call, Word(part))
+            _hands_path(call, Word(part), call.scope.written() if written is None else written)
 
 
 def _candidates(args: list[Word]) -> list[tuple[Word, str]]:
@@ -118,7 +119,7 @@ def _hands_shell(call: Call, text: str) -> bool:
     return True
 
 
-def _hands_path(call: Call, word: Word) -> None:
+def _hands_path(call: Call, word: Word, written: dict[str, Flow]) -> None:
     scope = call.scope
     path = locate(word, scope.cwd, scope.cwd_known, call.facts.home)
     if path is None:
@@ -126,7 +127,7 @@ def _hands_path(call: Call, word: Word) -> None:
     if scope.renamed.get(path) in SHELLS:
         call.flag(cat.DYNAMIC_COMMAND)  # `cp /bin/sh ./x; prog --helper ./x`
         return
-    flow = scope.files.get(path)
+    flow = written.get(path)
     if flow is not None:
         judge_content(call, flow)
         return
@@ -134,8 +135,8 @@ def _hands_path(call: Call, word: Word) -> None:
     if any(p.startswith(prefix) and original in SHELLS for p, original in scope.renamed.items()):
         call.flag(cat.DYNAMIC_COMMAND)  # a directory holding a shell under another name (run-parts DIR)
         return
-    for written, content in list(scope.files.items()):
-        if written.startswith(prefix):
+    for other, content in list(written.items()):
+        if other.startswith(prefix):
             judge_content(call, content)
 
 

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gateway.shell import categories as cat
+from gateway.shell import clis, operators, services
 from gateway.shell import code as program
 from gateway.shell import hosts as hostnames
-from gateway.shell import operators
 from gateway.shell.facts import SHELL_READS_STDIN
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.generic import note_arguments
@@ -80,12 +80,28 @@ def shell(call: Call) -> Flow:
     rest = args[i:]
     if command_mode:
         if rest:
+            # `sh -c 'rm -f "$1"' _ {}`: the words after the script are $0, $1, … inside it.
+            saved_vars, saved_flows = dict(call.scope.vars), dict(call.scope.flows)
+            for n, word in enumerate(rest[1:10]):
+                if word.exact:
+                    call.scope.vars[str(n)] = word.value
+                elif word.target is not None:
+                    call.scope.flows[str(n)] = Flow(listing=word.target)
             run_code_word(call, rest[0])
+            call.scope.vars, call.scope.flows = saved_vars, saved_flows
         return OPAQUE
     if rest and not stdin_mode:
         content = call.file_content(rest[0])
         if content is not None:
+            path = call.read(rest[0])
+            saved = call.scope.vars.get("0")
+            if path is not None:
+                call.scope.vars["0"] = path  # `cd "$(dirname "$0")"` inside the script
             execute(call, content)
+            if saved is None:
+                call.scope.vars.pop("0", None)
+            else:
+                call.scope.vars["0"] = saved
         return OPAQUE
     call.role(SHELL_READS_STDIN)
     if call.stdin is not EMPTY:
@@ -153,8 +169,40 @@ _FETCH = ("urlopen", "urllib", "requests.get", "httpx", "http.client", "fetch(",
           "getstore", "open-uri", "net::http", "file_get_contents('http", 'file_get_contents("http',
           "curl_exec", "https.get(", "http.get(")
 _RUN = ("exec(", "eval(", "execfile", "compile(", "os.system", "subprocess", "system(", "instance_eval",
-        "new function", "vm.runin")
-_QUOTED_PATH = re.compile(r"""(['"])((?:~?/|\.)[^'"\s]*)\1""")
+        "new function", "vm.runin", "then(eval", "(eval)", "import(")
+# A module or a method whose name is computed: `require('child' + '_process')`, `obj['exec' + 'Sync'](`,
+# `send(:"sys" + "tem")`, `__import__('o' + 's')`, `globals()[name](`.
+_COMPUTED_NAME = re.compile(r"""(?:\brequire|\bimport|__import__|import_module)\s*\(\s*"""
+                            r"""(?:['"][^'"]*['"]\s*\+|[A-Za-z_$][\w$]*\s*[+)])"""
+                            r"""|\[\s*['"][^'"\]]*['"]\s*\+[^\]]*\]\s*\(|\.send\(\s*:?['"]?\w*['"]?\s*\+""")
+# Redis client libraries, in any language: `import redis`, `require('ioredis')`, `Redis.new`, `Predis\Client`.
+_REDIS_CLIENT = re.compile(r"""\bimport\s+(?:redis|aioredis|valkey)\b|\bfrom\s+(?:redis|aioredis|valkey)\b"""
+                           r"""|require\(\s*['"](?:ioredis|redis|@redis/client|valkey)['"]\s*\)"""
+                           r"""|from\s+['"](?:ioredis|redis|@redis/client)['"]|\bRedis\.new\b|Predis\\Client|new\s+Redis\s*\(""")
+# The whole environment walked item by item, in any of the languages (`sort keys %ENV`, `ENV.sort.each`,
+# `Object.entries(process.env)`, `dotenv_values(…)` printed).
+_WALKS_ENVIRONMENT = re.compile(r"\b(?:keys|each|values)\s*\(?\s*%ENV\b"
+                                r"|\bENV\.(?:sort|each|to_h|to_a|map|select|keys)\b"
+                                r"|Object\.(?:entries|keys|values|assign)\(\s*process\.env\s*\)|\.\.\.\s*process\.env\b"
+                                r"|(?:print|pprint|dumps|log|puts|p)\s*\(?[^;\n]*\bdotenv_values\b|dotenv\.(?:parse|config)\(\)\.parsed")
+# One secret-named variable printed (`console.log(process.env.STRIPE_SECRET_KEY)`, `print(os.environ["API_TOKEN"])`).
+_PRINTS_SECRET = re.compile(r"""(?:console\.\w+|print|puts|pp|p|echo|printf|say|write)\s*\(?[^;\n]{0,200}?"""
+                            r"""(?:process\.env\.|os\.environ\[\s*['"]|os\.getenv\(\s*['"]|ENV\[\s*['"]|\$ENV\{\s*['"]?|getenv\(\s*['"])"""
+                            r"""\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL)""",
+                            re.I)
+_URL_IN_CODE = re.compile(r"""https?://[^\s'"`<>)]+""")
+# Cloud, payment and messaging SDKs: a destroy or a send through them is the CLI's destroy or send.
+_CLOUD_SDK = re.compile(r"""\bboto3\b|\bbotocore\b|google\.cloud|from\s+azure|@aws-sdk/|['"]aws-sdk['"]"""
+                        r"""|@google-cloud/"""
+                        r"""|@azure/|\bstripe\b|\btwilio\b|sendgrid|slack_sdk|@slack/web-api|\bsmtplib\b|nodemailer"""
+                        r"""|\bmailgun|postmark|\bresend\b|discord""", re.I)
+_SDK_EFFECT = re.compile(r"""\.(?:(delete|terminate|destroy|purge|remove|drop|empty|schedule_key_deletion|"""
+                         r"""deleteObjects|"""
+                         r"""delete_objects|deleteBucket|delete_bucket)\w*"""
+                         r"""|(?:send_?mail|sendMail|send_message|sendMessage|send_email|sendEmail|chat_postMessage|postMessage"""
+                         r"""|messages\.create|charges\.create|paymentIntents\.create|payment_intents\.create|transfers\.create"""
+                         r"""|payouts\.create|sendmail))\s*\(""")
+_QUOTED_PATH = re.compile(r"""(['"`])((?:~?/|\.|[\w.-]+/)[^'"`\s$]*)\1|\$\{\s*homedir\(\)\s*\}(/[^'"`\s$]*)""")
 _QUOTED_ITEM = re.compile(r"""'([^']*)'|"([^"]*)\"""")
 
 
@@ -257,10 +305,23 @@ def analyze_code(call: Call, code: str, lang: _Language) -> None:
         call.flag(cat.REMOTE_CODE)
     if "fork" in lower and ("while" in lower or "loop" in lower or "for(;;)" in lower or "until" in lower):
         call.flag(cat.FORK_BOMB)
+    if _COMPUTED_NAME.search(code):
+        call.flag(cat.DYNAMIC_COMMAND)  # `require('child' + '_process')`, `m['exec' + 'Sync'](…)`: named at run time
+    if _REDIS_CLIENT.search(code):
+        call.flag(cat.GATEWAY_STATE)  # a Redis client library: the gateway's decisions live in a Redis
+    if _WALKS_ENVIRONMENT.search(code) or _PRINTS_SECRET.search(code):
+        call.flag(cat.CREDENTIAL_ACCESS)  # the whole environment walked, or a secret variable printed
+    for url in _URL_IN_CODE.findall(code[: 1 << 16])[:64]:
+        services.judge(call, "POST", [url])  # a webhook named in a program is there to be posted to
+    sdk = _SDK_EFFECT.search(code)
+    if sdk is not None and _CLOUD_SDK.search(code):
+        call.flag(cat.INFRA_DESTROY if sdk.group(1) else cat.OUTWARD_MESSAGE)
     for host in hostnames.url_hosts(code):
         call.host(host)
     for match in _QUOTED_PATH.finditer(code):
-        if match.group(2) not in (".", ".."):
+        if match.group(3) is not None:
+            call.read(Word("~" + match.group(3)))  # `${homedir()}/.aws/credentials`
+        elif match.group(2) not in (".", ".."):
             call.read(Word(match.group(2)))  # any secret the text names counts as read
     effects = program.effects_of(lang.name, code) if lang.name else None
     if effects is not None:
@@ -323,10 +384,15 @@ def _interpreter(lang: _Language) -> Handler:
             elif parsed.module.value in operators.MODULES:  # `python -m orchestrator.cli approvals approve`
                 if not operators.looks_only(operators.MODULES[parsed.module.value], parsed.operands):
                     call.flag(cat.GATE_TAMPER)
+            elif parsed.module.value.split(".", 1)[0] in clis.tables():  # `python -m twine upload`
+                call.invoke([Word(parsed.module.value.split(".", 1)[0]), *parsed.operands])
             else:
                 note_arguments(call, parsed.operands)
             return OPAQUE
         operands = parsed.operands
+        if not parsed.code and operands and operands[0].value.rsplit("/", 1)[-1] in _TASK_SCRIPTS:
+            # `python manage.py flush`, `php artisan migrate:fresh`: the framework's own task table judges it
+            call.invoke([Word(operands[0].value.rsplit("/", 1)[-1]), *operands[1:]])
         if not parsed.code and not parsed.reads_stdin and operands:
             content = call.file_content(operands[0])
             if content is not None:
@@ -342,6 +408,9 @@ def _interpreter(lang: _Language) -> Handler:
         return OPAQUE
 
     return handle
+
+
+_TASK_SCRIPTS = frozenset({"manage.py", "artisan"})
 
 
 def _run_foreign(call: Call, flow: Flow, lang: _Language) -> None:

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from gateway.credentials import mentions_secret
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
+from gateway.shell import services
 from gateway.shell.facts import NETWORK_STREAM
 from gateway.shell.flow import EMPTY, OPAQUE, PAYLOAD, Flow
 from gateway.shell.invocation import Call
@@ -114,6 +115,10 @@ def curl(call: Call) -> Flow:
     leaked = bool(uploads) or (sends_stdin and _sends_local_data(call)) or call.args_flow.local_data
     if leaked and _remote(hosts):
         call.flag(cat.EXFILTRATION)
+    method = options.value("-X", "--request")
+    sends = any(name in _CURL_DATA or name in ("-F", "--form") for name, _ in options.flags)
+    services.judge(call, method.value if method is not None else "PUT" if options.has("-T", "--upload-file")
+                   else "POST" if sends else "GET", [w.value for w in urls])
     output = options.values("-o", "--output")
     for word in output:
         _remember_download(call, word)
@@ -156,6 +161,9 @@ def wget(call: Call) -> Flow:
         call.read(word)
     if uploads and _remote(hosts):
         call.flag(cat.EXFILTRATION)
+    method = options.value("--method")
+    posts = options.has("--post-data", "--post-file", "--body-data", "--body-file")
+    services.judge(call, method.value if method is not None else "POST" if posts else "GET", [w.value for w in urls])
     for word in options.values("-o", "--output-file", "-a", "--append-output"):
         call.write(word)
     document = options.value("-O", "--output-document")
@@ -177,18 +185,31 @@ def httpie(call: Call) -> Flow:
     """httpie (`http`, `https`): `field=@file`, `field:=@file` and `@file` send local files."""
     hosts: list[str | None] = []
     leaked = False
+    method = ""
+    urls: list[str] = []
+    items = False
     for word in call.args:
         text = word.value
         if text.startswith("-"):
             continue
-        if "://" in text or (not hosts and "." in text.split("/", 1)[0] and "=" not in text):
+        if not hosts and not method and text.isalpha() and text.isupper():
+            method = text  # `http DELETE url`
+            continue
+        if "://" in text or (not hosts and ("." in text.split("/", 1)[0] or text.startswith(":")) and "=" not in text):
             hosts.append(call.host(hostnames.bare_url_host(text)))
+            urls.append(text if "://" in text else "http://" + ("localhost" + text if text.startswith(":") else text))
+            continue
+        items = items or "=" in text
+        if text.startswith("@") or "=@" in text or ":=@" in text:
+            call.read(Word(text.split("@", 1)[1]))
+            leaked = True
             continue
         if text.startswith("@") or "=@" in text or ":=@" in text:
             call.read(Word(text.split("@", 1)[1]))
             leaked = True
     if (leaked or call.stdin.local_data) and _remote(hosts):
         call.flag(cat.EXFILTRATION)
+    services.judge(call, method or ("POST" if items else "GET"), urls)
     return PAYLOAD
 
 
@@ -207,7 +228,8 @@ def netcat(call: Call) -> Flow:
     host: str | None = None
     if not listening and options.operands:
         host = call.host(hostnames.user_host(options.operands[0].value))
-        call.facts.connects(host, options.operands[1].value if len(options.operands) > 1 else None)
+        if "z" not in short_letters(options):  # `nc -z host port` only checks the port is open
+            call.facts.connects(host, options.operands[1].value if len(options.operands) > 1 else None)
     if _sends_local_data(call) and (listening or _remote([host])):
         call.flag(cat.EXFILTRATION)
     return PAYLOAD
@@ -298,6 +320,10 @@ def ssh(call: Call) -> Flow:
     host = call.host(hostnames.user_host(options.operands[0].value))
     if _sends_local_data(call) and _remote([host]):
         call.flag(cat.EXFILTRATION)
+    if len(options.operands) > 1:
+        # `ssh host 'psql -c …'`: the remote shell runs the words joined; judged like a local command (a
+        # deploy host's database and services matter more than the agent's own, not less).
+        call.run_script(" ".join(w.value for w in options.operands[1:]))
     return OPAQUE
 
 

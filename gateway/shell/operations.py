@@ -30,6 +30,7 @@ from gateway.shell import categories as cat
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import default_handler
 from gateway.shell.invocation import Call
+from gateway.shell.processes import DAEMONS as _DAEMONS
 from gateway.shell.words import Word
 
 Handler = Callable[[Call], Flow]
@@ -48,7 +49,7 @@ def flags(call: Call) -> set[str]:
 
 def _terraform(call: Call) -> str | None:
     w, f = words(call), flags(call)
-    if w[:1] == ["destroy"] or (w[:1] in (["apply"], ["plan"]) and "-destroy" in f):
+    if w[:1] == ["destroy"] or (w[:1] == ["apply"] and "-destroy" in f):
         return cat.INFRA_DESTROY
     if w[:2] in (["state", "rm"], ["workspace", "delete"]) or (w[:2] == ["state", "push"] and "-force" in f):
         return cat.INFRA_DESTROY
@@ -137,24 +138,50 @@ def _destroy_word(call: Call) -> str | None:
 _SQL_OPTIONS = ("-c", "--command", "-e", "--execute", "-q", "--query", "--eval", "-cmd")
 
 
-def sql_destroys(sql: str) -> bool:
-    """DROP DATABASE/TABLE/SCHEMA/COLLECTION, TRUNCATE, or DELETE without WHERE, in any statement."""
+_READ_ONLY_SQL = frozenset({"SELECT", "WITH", "SHOW", "EXPLAIN", "DESCRIBE", "DESC", "PRAGMA", "VALUES", "TABLE",
+                            "SET", "BEGIN", "COMMIT", "ROLLBACK", "START", "END", "USE", "LISTEN", "FETCH", "DECLARE",
+                            "CLOSE", "ANALYZE", "CONSISTENCY", "TRACING", "PAGING", "EXPAND", "LIST"})
+_DESTROYED_OBJECTS = ("DATABASE", "TABLE", "SCHEMA", "COLLECTION", "KEYSPACE", "INDEX", "VIEW", "MATERIALIZED",
+                      "COLUMNFAMILY", "OWNED", "USER", "ROLE")
+
+
+def sql_effect(sql: str) -> str | None:
+    """What a statement list does, by its worst statement: ``database_destroy`` (DROP of a database, table,
+    schema, keyspace …, TRUNCATE, DELETE or UPDATE without WHERE, ALTER … DROP), ``database_change`` (any
+    other statement that is not read-only), or None when every statement only reads."""
+    worst: str | None = None
     try:
         statements = sqlparse.parse(sql[:262_144])
     except Exception:  # sqlparse is non-validating; anything it cannot split is judged on keywords
-        return bool(re.search(r"\b(drop\s+(database|table|schema)|truncate)\b", sql, re.I))
+        if re.search(r"\b(drop\s+(database|table|schema|keyspace)|truncate)\b", sql, re.I):
+            return cat.DATABASE_DESTROY
+        return cat.DATABASE_CHANGE if re.search(r"\b(insert|update|delete|alter|create|grant)\b", sql, re.I) else None
     for statement in statements:
         kind = statement.get_type()  # type: ignore[no-untyped-call]
         flat = statement.flatten()  # type: ignore[no-untyped-call]
         tokens = [t for t in flat if not t.is_whitespace and t.ttype not in sqlparse.tokens.Comment]
-        first = [t.normalized.upper() for t in tokens[:3]]
-        if kind == "DROP" and len(first) > 1 and first[1] in ("DATABASE", "TABLE", "SCHEMA", "COLLECTION"):
-            return True
+        if not tokens or tokens[0].value in (";",):
+            continue
+        words = [t.normalized.upper() for t in tokens[:64] if t.ttype is not sqlparse.tokens.Punctuation]
+        first = words[:3]
+        if first and first[0].startswith(("\\", ".")):
+            continue  # a client's own command (`\dt`, `.tables`): judged by _client_commands
+        if (kind == "DROP" or first[:1] == ["DROP"]) and len(first) > 1 and first[1] in _DESTROYED_OBJECTS:
+            return cat.DATABASE_DESTROY
         if first[:1] == ["TRUNCATE"]:
-            return True
-        if kind == "DELETE" and not any(isinstance(t, Where) for t in statement.tokens):
-            return True
-    return False
+            return cat.DATABASE_DESTROY
+        if kind in ("DELETE", "UPDATE") and not any(isinstance(t, Where) for t in statement.tokens):
+            return cat.DATABASE_DESTROY
+        if first[:1] == ["ALTER"] and "DROP" in words:
+            return cat.DATABASE_DESTROY
+        if first and first[0] not in _READ_ONLY_SQL:
+            worst = cat.DATABASE_CHANGE
+    return worst
+
+
+def sql_destroys(sql: str) -> bool:
+    """DROP DATABASE/TABLE/SCHEMA/COLLECTION, TRUNCATE, or DELETE/UPDATE without WHERE, in any statement."""
+    return sql_effect(sql) == cat.DATABASE_DESTROY
 
 
 def _sql_client(call: Call) -> str | None:
@@ -165,9 +192,33 @@ def _sql_client(call: Call) -> str | None:
         texts += operands[1:]
     if call.stdin.script is not None:  # psql <<'SQL' … / echo 'DROP …' | mysql
         texts.append(call.stdin.script)
+    for i, word in enumerate(call.args):  # psql -f file.sql: the file's text when it is known
+        name, eq, _ = word.value.partition("=")
+        if name in ("-f", "--file") and (eq or i + 1 < len(call.args)):
+            content = call.file_content(word.tail(len(name) + 1) if eq else call.args[i + 1])
+            if content is not None and content.script is not None:
+                texts.append(content.script)
     for text in texts:
         _client_commands(call, text)
-    return cat.DATABASE_DESTROY if any(sql_destroys(t) for t in texts) else None
+    effects = {sql_effect(t) for t in texts}
+    if cat.DATABASE_DESTROY in effects:
+        return cat.DATABASE_DESTROY
+    if cat.DATABASE_CHANGE in effects and not _local_database_file(call):
+        return cat.DATABASE_CHANGE
+    return None
+
+
+def _local_database_file(call: Call) -> bool:
+    """sqlite3/duckdb on a file of the workspace (or a temporary one): changing it is local work."""
+    if call.name not in ("sqlite3", "duckdb"):
+        return False
+    operands = [w for w in call.args if not w.value.startswith("-")]
+    if not operands:
+        return True  # an in-memory database
+    path = call.inspect(operands[0])
+    if path is None:
+        return False
+    return call.facts.record(path).path_class in ("workspace", "temp")
 
 
 _CLIENT_WRITES = frozenset({".output", ".once", ".save", ".backup", ".excel", "\\o", "\\out", "tee", "\\w"})
@@ -205,6 +256,16 @@ def _client_commands(call: Call, text: str) -> None:
 
 
 _MONGO_DROP = re.compile(r"\.(dropDatabase|drop|deleteMany|remove)\s*\(\s*(\{\s*\})?\s*\)")
+
+
+def _restore(call: Call) -> str | None:
+    """pg_restore --clean / mongorestore --drop replace what the database holds; any other restore writes it."""
+    f = flags(call)
+    if f & {"--clean", "-c", "--drop", "--if-exists"}:
+        return cat.DATABASE_DESTROY
+    if f & {"-d", "--dbname", "--host", "-h", "--uri", "--db"} or call.name == "mongorestore":
+        return cat.DATABASE_CHANGE
+    return None  # pg_restore -f out.sql / -l: only reads the archive
 
 
 def _mongo(call: Call) -> str | None:
@@ -258,11 +319,6 @@ def _gh(call: Call) -> str | None:
 
 # -- processes -----------------------------------------------------------------------------------------
 
-_DAEMONS = frozenset({"init", "systemd", "sshd", "cron", "crond", "dockerd", "containerd", "kubelet", "postgres",
-                      "postgresql", "mysqld", "mariadbd", "redis-server", "nginx", "apache2", "httpd", "xorg",
-                      "gdm", "sddm", "dbus-daemon", "networkmanager", "rsyslogd", "journald", "systemd-journald",
-                      "auditd", "polkitd", "udevd", "systemd-udevd", "snapd", "sudo", "login", "agetty",
-                      "gnome-shell", "plasmashell", "code", "claude", "gemini", "acteon-gateway"})
 _FINDERS = re.compile(r"\$\(\s*(?:pgrep|pidof)\s+(?:-\w+\s+)*([\w.-]+)|`\s*(?:pgrep|pidof)\s+(?:-\w+\s+)*([\w.-]+)")
 
 
@@ -280,6 +336,8 @@ def _kill_targets(args: list[Word]) -> list[str]:
 
 
 def _kill(call: Call) -> str | None:
+    if call.args_flow.processes or any(w.flow.processes for w in call.args):
+        return cat.PROCESS_KILL  # PIDs from a listing of the machine (gateway/shell/processes.py)
     for value in _kill_targets(call.args):
         if value in ("-1", "1", "0", "-0"):
             return cat.PROCESS_KILL  # -1: every process we may signal; 1: init; 0: our whole process group
@@ -330,6 +388,14 @@ def _runner(call: Call) -> str | None:
         return cat.PACKAGE_RUNNER if call.args else None
     if name == "npm" and w[:1] in (["exec"], ["x"]) and f & {"-y", "--yes"}:
         return cat.PACKAGE_RUNNER
+    if name == "npx" and any(_remote_spec(x) for x in w[:1]):
+        return cat.PACKAGE_RUNNER  # `npx github:user/repo`, `npx https://…/x.tgz`: code from anywhere, at once
+    if name == "go" and w[:1] == ["run"] and any("@" in x and "/" in x for x in w[1:]):
+        return cat.PACKAGE_RUNNER  # `go run example.com/tool@latest`: fetched, built and run
+    if name == "deno" and w[:1] in (["run"], ["x"], ["eval"], ["install"]) and any(_remote_spec(x) for x in w[1:]):
+        return cat.PACKAGE_RUNNER  # `deno run https://…/cli.ts`, `deno run npm:x`
+    if name == "deno" and w and _remote_spec(w[0]):
+        return cat.PACKAGE_RUNNER
     if (name == "pnpm" and w[:1] == ["dlx"]) or (name == "yarn" and w[:1] == ["dlx"]) or (
             name == "pipx" and w[:1] == ["run"]) or (name == "uv" and w[:2] == ["tool", "run"]) or (
             name == "bun" and w[:1] == ["x"]):
@@ -337,10 +403,18 @@ def _runner(call: Call) -> str | None:
     return None
 
 
+def _remote_spec(word: str) -> bool:
+    """A package or program named by where it comes from rather than by a registry name."""
+    return word.startswith(("http://", "https://", "github:", "gitlab:", "bitbucket:", "git+", "git://", "npm:", "jsr:",
+                            "git@")) or word.endswith((".git", ".tgz", ".tar.gz"))
+
+
 def with_judges(handler: Handler, *judges: Callable[[Call], str | None]) -> Handler:
     """``handler`` (a package manager's install check, or the generic handler) plus the given judges."""
     def handle(call: Call) -> Flow:
-        for judge in judges:
+        # `npm publish --dry-run`, `cargo publish --dry-run`: a rehearsal changes nothing anywhere.
+        rehearsal = any(w.value == "--dry-run" or w.value.startswith("--dry-run=") for w in call.args)
+        for judge in () if rehearsal else judges:
             category = judge(call)
             if category is not None:
                 call.flag(category)
@@ -381,8 +455,11 @@ INFRA: dict[str, Handler] = {
     **dict.fromkeys(["gsutil", "doctl", "linode-cli", "hcloud", "oci", "ibmcloud", "heroku"], _handler(_cloud_delete)),
     **dict.fromkeys(["pulumi", "cdk", "sls", "serverless", "fly", "flyctl", "eksctl", "vercel", "netlify", "sam"],
                     _handler(_destroy_word)),
-    **dict.fromkeys(["psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client", "sqlcmd", "cockroach"],
-                    _handler(_sql_client)),
+    **dict.fromkeys(["psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client", "sqlcmd", "cockroach",
+                     "cqlsh", "snowsql", "bq-shell", "trino", "presto", "usql", "litecli", "pgcli", "mycli", "vsql",
+                     "isql", "sqlplus", "db2", "mongosh-sql", "influx", "spark-sql", "beeline", "hive", "impala-shell",
+                     "clickhouse", "turso", "libsql", "psql.exe"], _handler(_sql_client)),
+    **dict.fromkeys(["pg_restore", "mongorestore"], _handler(_restore)),
     **dict.fromkeys(["mongosh", "mongo"], _handler(_mongo)),
     "dropdb": _handler(lambda call: cat.DATABASE_DESTROY),
     "mysqladmin": _handler(lambda call: cat.DATABASE_DESTROY if "drop" in words(call) else None),
@@ -397,6 +474,7 @@ INFRA: dict[str, Handler] = {
                      "docker-credential-desktop", "docker-credential-pass", "docker-credential-secretservice",
                      "docker-credential-osxkeychain"], _handler(_credential_cli)),
     **dict.fromkeys(["npx", "bunx", "uvx", "pnpx"], _run_package),
+    "deno": _handler(_runner),
 }
 
 

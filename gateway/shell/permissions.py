@@ -43,9 +43,15 @@ def chmod(call: Call) -> Flow:
                 mode_seen = True
         elif not mode_seen:
             mode_seen = True
+            if _SETUID.search(value):
+                call.flag(cat.SYSTEM_PERMISSION_CHANGE)  # a set-user-id program runs with its owner's rights
         else:
             targets.append(word)
     return _change(call, targets, recursive)
+
+
+# A mode that sets the set-user-id or set-group-id bit: `u+s`, `g+s`, `+s`, `4755`, `2755`, `6755`.
+_SETUID = re.compile(r"^(?:[ugoa]*[+=][rwxXt]*s|[0-7]?[2-7][0-7]{3})$")
 
 
 _CHOWN = spec(long=["--reference", "--from"])

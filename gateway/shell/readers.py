@@ -16,9 +16,9 @@ from dataclasses import replace
 
 from gateway.credentials import holds_secrets, is_secret_variable, mentions_secret
 from gateway.shell import categories as cat
+from gateway.shell.exhaustion import LARGE_BYTES, size_of
 from gateway.shell.expansions import decode_ansi_c
-from gateway.shell.flow import EMPTY, ENVIRONMENT, LOCAL_DATA, OPAQUE, Flow
-from gateway.shell.generic import EMBEDDED_PATH
+from gateway.shell.flow import EMPTY, ENVIRONMENT, LOCAL_DATA, Flow
 from gateway.shell.invocation import Call
 from gateway.shell.options import Options, scan, spec
 from gateway.shell.words import Word, join_words
@@ -31,7 +31,7 @@ def transformed(flow: Flow) -> Flow:
     if flow.script is None:
         return flow
     return Flow(payload=flow.payload, local_data=flow.local_data, opaque=True, listing=flow.listing,
-                secrets=flow.secrets)
+                secrets=flow.secrets, processes=flow.processes, unbounded=flow.unbounded, many=flow.many)
 
 
 def _read_files(call: Call, words: Sequence[Word]) -> Flow | None:
@@ -40,13 +40,20 @@ def _read_files(call: Call, words: Sequence[Word]) -> Flow | None:
     for word in words:
         if word.value == "-":
             content = call.stdin
-        elif word.subs:  # <(cmd)
+        elif word.subs:  # <(cmd), or a path built by one (`/proc/$(pgrep x)/environ`)
+            if not word.value.startswith(("<(", ">(")):
+                call.read(word)
             content = word.flow
         else:
             path = call.read(word)
-            content = call.scope.files.get(path, LOCAL_DATA) if path is not None else LOCAL_DATA
+            content = _ENDLESS if path in _ENDLESS_DEVICES else \
+                call.scope.files.get(path, LOCAL_DATA) if path is not None else LOCAL_DATA
         flow = content if flow is None else flow.merge(content)
     return flow
+
+
+_ENDLESS_DEVICES = frozenset({"/dev/zero", "/dev/urandom", "/dev/random"})
+_ENDLESS = Flow(opaque=True, unbounded=True)
 
 
 def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity: bool = False,
@@ -75,6 +82,11 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
             _read_trees(call, operands)
         content = _read_files(call, operands)
         flow = content if content is not None else call.stdin
+        if call.name == "head" and (flow.unbounded or flow.many):
+            count = options.value("-c", "--bytes")
+            if count is not None and (size_of(count.value.lstrip("-")) or 0) >= LARGE_BYTES:
+                call.flag(cat.RESOURCE_EXHAUSTION)  # `head -c 100G /dev/zero > f`
+            flow = replace(flow, unbounded=False, many=False)
         if _decodes(options, decode_options, decode_letters):
             return _decoded(flow)
         if flow.secrets and program_first and not _selects_secrets(call, options):
@@ -319,121 +331,6 @@ def awk(call: Call) -> Flow:
 
 
 # -- archives ------------------------------------------------------------------------------------
-
-_TAR = spec("fCTXbgKLNVHI", ["--file", "--directory", "--files-from", "--exclude-from", "--blocking-factor",
-                            "--listed-incremental", "--starting-file", "--tape-length", "--newer",
-                            "--label", "--format", "--use-compress-program", "--to-command",
-                            "--checkpoint-action", "--exclude", "--transform", "--owner", "--group",
-                            "--mode", "--mtime", "--xform", "--rsh-command"])
-
-
-def tar(call: Call) -> Flow:
-    args = list(call.args)
-    # Old-style bundled options: `tar czf out.tgz src/`.
-    if args and args[0].literal and re.fullmatch(r"[A-Za-z]+", args[0].value):
-        args[0] = Word("-" + args[0].value)
-    options = scan(args, _TAR)
-    letters = "".join(name[1] for name, _ in options.flags if len(name) == 2)
-    long_names = {name for name, _ in options.flags}
-    for word in options.values("--to-command", "-I", "--use-compress-program", "--rsh-command"):
-        call.run_script(word.value)
-    for word in options.values("--checkpoint-action"):
-        if word.value.startswith("exec="):
-            call.run_script(word.value[len("exec="):])
-    for word in options.values("-T", "--files-from", "-X", "--exclude-from"):
-        call.read(word)
-    archive = options.value("-f", "--file")
-    to_stdio = archive is None or archive.value == "-"
-    if any(c in letters for c in "cru") or long_names & {"--create", "--append", "--update"}:
-        for word in options.operands:
-            call.read(word)
-        if not to_stdio and archive is not None:
-            call.write(archive)
-        return LOCAL_DATA if to_stdio else EMPTY
-    if archive is not None and not to_stdio:
-        call.read(archive)
-    if "x" in letters or long_names & {"--extract", "--get"}:
-        directory = options.value("-C", "--directory")
-        call.write(directory if directory is not None else Word("."))
-        for word in options.values("--transform", "--xform"):
-            for match in EMBEDDED_PATH.finditer(word.value.replace("@", " ")):
-                call.write(Word(match.group(1)))  # `--xform s@.*@/etc/cron.d/x@`: where members land
-        if "P" in letters or "--absolute-names" in long_names:
-            call.write(Word("/"))  # members keep their absolute names: anything may be overwritten
-    return OPAQUE
-
-
-def cpio(call: Call) -> Flow:
-    """cpio -o / -p read the files named on stdin; -p copies them into its operand; -i extracts."""
-    options = scan(call.args, spec("FOIHMREC", ["--file", "--format", "--pattern-file", "--owner",
-                                                "--message", "--rsh-command", "--directory"]))
-    letters = "".join(name[1:] for name, _ in options.flags if not name.startswith("--"))
-    long_names = {name for name, _ in options.flags}
-    archive = options.value("-F", "-O", "-I", "--file")
-    for word in options.values("--rsh-command"):
-        call.run_script(word.value)  # run to reach a `host:` archive
-    if "o" in letters or "p" in letters or long_names & {"--create", "--pass-through"}:
-        names = call.stdin.script
-        if names is not None:
-            for line in names.splitlines()[:1024]:
-                if line.strip():
-                    call.read(Word(line.strip()))
-        elif call.stdin.listing is not None or call.stdin.opaque:
-            call.read(Word("."))  # `find . | cpio -o`: names we cannot list
-    if "p" in letters or "--pass-through" in long_names:
-        for word in options.operands[:1]:
-            call.write(word)
-        return EMPTY
-    if "i" in letters or "--extract" in long_names:
-        if archive is not None:
-            call.read(archive)
-        call.write(Word("/") if "--absolute-filenames" in long_names else Word("."))
-        return EMPTY
-    if archive is not None:
-        call.write(archive)
-        return EMPTY
-    return LOCAL_DATA
-
-
-def zip_(call: Call) -> Flow:
-    args = list(call.args)
-    for i, word in enumerate(args):
-        name, eq, _ = word.value.partition("=")
-        if name in ("-TT", "--unzip-command"):
-            command = word.tail(len(name) + 1) if eq else args[i + 1] if i + 1 < len(args) else None
-            if command is not None:
-                call.run_script(command.value)  # the command zip runs to test the archive
-                args = args[:i] + args[i + (1 if eq else 2):]
-            break
-    options = scan(args, spec("bnxitO", ["--temp-path", "--suffixes", "--exclude", "--include"]))
-    operands = options.operands
-    if not operands:
-        return EMPTY
-    archive, members = operands[0], operands[1:]
-    for word in members:
-        call.read(word)
-    if archive.value == "-":
-        return LOCAL_DATA
-    call.write(archive)
-    return EMPTY
-
-
-def unzip(call: Call) -> Flow:
-    options = scan(call.args, spec("dxP"))
-    operands = options.operands
-    if operands:
-        call.read(operands[0])
-    if options.has("-l", "-t", "-v", "-Z"):
-        return OPAQUE
-    if options.has("-p", "-c"):
-        return LOCAL_DATA
-    directory = options.value("-d")
-    call.write(directory if directory is not None else Word("."))
-    return EMPTY
-
-
-# -- data producers --------------------------------------------------------------------------------
-
 
 def echo(call: Call) -> Flow:
     args = list(call.args)

@@ -114,6 +114,8 @@ def _redirect_to(walker: Evaluator, word: Word, operator: str, descriptor: str |
             path = facts.read(word, scope)
             if path in _TERMINALS or (path is not None and path.startswith(("/dev/fd/", "/proc/self/fd/"))):
                 io.stdin = OPAQUE  # `sh </dev/tty`: whatever is typed or sent there
+            elif path == "/dev/null":
+                io.stdin = EMPTY  # `ssh host cmd < /dev/null`: nothing at all
             else:
                 io.stdin = scope.files.get(path, LOCAL_DATA) if path is not None else LOCAL_DATA
         if read_write:

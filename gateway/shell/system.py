@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from gateway.shell import categories as cat
+from gateway.shell import tasks
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.invocation import Call
 from gateway.shell.options import scan, short_letters, spec
@@ -122,6 +123,9 @@ def crontab(call: Call) -> Flow:
     letters = short_letters(options)
     if "l" in letters:
         return OPAQUE
+    if "r" in letters:
+        call.flag(cat.DESTRUCTIVE_DELETE)  # the user's whole crontab, gone (no backup is kept)
+        return OPAQUE
     if options.operands or "e" in letters or (not letters and call.stdin is not EMPTY):
         # Installing a crontab writes /var/spool/cron: persistence outside the workspace.
         content = call.stdin
@@ -226,6 +230,10 @@ def make(call: Call) -> Flow:
                 sources.append(content)
     for word in options.values("--eval"):
         sources.append(Flow(script=word.value))
+    if not options.has("-f", "--file", "--makefile") and not options.has("-n", "--dry-run", "--just-print",
+                                                                          "--recon", "-q", "--question"):
+        directories = options.values("-C", "--directory")
+        tasks.make_targets(call, options.operands, directories[-1] if directories else None)
     for flow in sources:
         if flow.script is not None:
             _make_functions(call, flow.script)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gateway.credentials import mentions_secret
 from gateway.paths import HOME, SYSTEM
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
@@ -27,13 +28,17 @@ _COMMIT = spec("mFCcSt", ["--message", "--file", "--reuse-message", "--reedit-me
 def git(call: Call) -> Flow:
     options = scan(call.args, _GLOBAL)
     aliases: dict[str, str] = {}
+    settings: dict[str, str] = {}
     for setting in options.values("-c"):
         key, _, value = setting.value.partition("=")
         key = key.strip().lower()
+        settings[key] = value
         if key.startswith("alias."):
             aliases[key[len("alias."):]] = value
         elif key in _COMMAND_SETTINGS and value and value.lower() not in ("true", "false"):
             call.run_script(value.lstrip("!"))
+        elif key.endswith(".extraheader") and mentions_secret(value):
+            call.flag(cat.EXFILTRATION)  # a credential in a header, sent to whatever host the command reaches
     # Where git works: a file scope keeps it inside the agent's own worktree (gateway/scope.py).
     call.facts.git_works_in(call.scope.cwd if call.scope.cwd_known else None)
     for directory in options.values("-C", "--git-dir", "--work-tree"):
@@ -58,10 +63,16 @@ def git(call: Call) -> Flow:
         sub = alias.split(maxsplit=1)[0] if alias.split() else sub
     if sub == "push":
         call.flag(cat.GIT_PUSH)
-    if _discards_work(sub, rest):
+    if _discards_work(sub, rest, settings):
         call.flag(cat.DESTRUCTIVE_GIT)
-    if sub == "config" and _sets_a_command(rest):
+    if sub == "submodule" and rest and rest[0].value == "foreach":
+        commands = [w for w in rest[1:] if not w.value.startswith("--")]
+        if commands:
+            call.run_script(" ".join(w.value for w in commands))  # run in every submodule
+    if sub == "config" and (_sets_a_command(rest) or _rewrites_remotes(rest)):
         call.flag(cat.PERSISTENCE)
+    if sub == "config" and _sets_header_secret(rest):
+        call.flag(cat.EXFILTRATION)
     if sub == "credential" and rest and rest[0].value == "fill":
         call.flag(cat.CREDENTIAL_ACCESS)  # prints the stored username and password
     if sub in _NETWORK:
@@ -111,6 +122,26 @@ def _sets_a_command(rest: list[Word]) -> bool:
             or (key.startswith("alias.") and value.lstrip().startswith("!")))
 
 
+_REWRITES = re.compile(r"^(?:url\..+\.(?:insteadof|pushinsteadof)|http\..*proxy|https?\.proxy"
+                       r"|remote\..+\.(?:url|pushurl|proxy)"
+                       r"|http\..*sslverify|core\.sshcommand|credential\..*helper)$")
+
+
+def _rewrites_remotes(rest: list[Word]) -> bool:
+    """`git config --global url.X.insteadOf Y`, a proxy, TLS checks off: every later clone, fetch and push of
+    the user's goes somewhere else. Set in the user's or system configuration, that outlives the task."""
+    values = [w.value for w in rest]
+    if not any(v in ("--global", "--system", "--file", "-f") for v in values):
+        return False
+    operands = [v for v in values if not v.startswith("-") and v != "set"]
+    return bool(operands) and bool(_REWRITES.match(operands[0].lower())) and len(operands) > 1
+
+
+def _sets_header_secret(rest: list[Word]) -> bool:
+    operands = [w.value for w in rest if not w.value.startswith("-")]
+    return len(operands) > 1 and operands[0].lower().endswith(".extraheader") and mentions_secret(operands[1])
+
+
 def _aimed_at(call: Call, path: str | None) -> None:
     """Git pointed at a repository or work tree outside the workspace (home, system, or unknowable):
     whatever it does there, it does to someone else's work."""
@@ -130,16 +161,21 @@ _RESTORE = spec("s", ["--source", "--pathspec-from-file", "--conflict"])
 _GC = spec("", ["--prune"])
 
 
-def _discards_work(sub: str, rest: list[Word]) -> bool:
+def _discards_work(sub: str, rest: list[Word], settings: dict[str, str] | None = None) -> bool:
     """`destructive_git`: the subcommand throws away uncommitted work, commits or history (SPEC §2.3)."""
     words = [w.value for w in rest]
+    if sub == "switch":
+        return scan(rest, spec("cC", ["--create", "--force-create", "--orphan"])).has("--discard-changes", "-f",
+                                                                                      "--force")
     if sub == "reset":
         return scan(rest, _RESET).has("--hard", "--merge")
     if sub == "clean":
         options = scan(rest, _CLEAN)
         letters = short_letters(options)
         dry = "n" in letters or options.has("--dry-run")
-        return ("f" in letters or options.has("--force")) and not dry
+        # `clean.requireForce=false` makes a bare `git clean` delete as `-f` would.
+        forced = (settings or {}).get("clean.requireforce", "").lower() in ("false", "0", "no", "off")
+        return ("f" in letters or options.has("--force") or forced) and not dry
     if sub == "checkout":
         options = scan(rest, _CHECKOUT)
         if options.has("-f", "--force") or "--" in words:
@@ -183,7 +219,7 @@ def _without_option_values(words: list[Word]) -> list[Word]:
         if skip:
             skip = False
             continue
-        if word.value in ("-m", "--message", "--author", "-S", "--grep", "--format", "--pretty"):
+        if word.value in ("-m", "--message", "--author", "-S", "--grep", "--format", "--pretty", "-e", "--exclude"):
             skip = True
             continue
         out.append(word)

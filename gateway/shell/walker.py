@@ -8,26 +8,30 @@ redirections can connect producers (``curl``, ``cat f``) to consumers (``sh``, `
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import replace
 
 from tree_sitter import Node
 
 from gateway.shell import categories as cat
-from gateway.shell import foreign, handoff, servers
+from gateway.shell import exhaustion, fields, foreign, handoff, lexicon, servers, variables
+from gateway.shell.clis import tables
 from gateway.shell.commands import checks_handoff, handler_for
 from gateway.shell.facts import NETWORK_STREAM, SHELL_READS_STDIN, Facts
 from gateway.shell.flow import EMPTY, ENVIRONMENT, OPAQUE, Flow, Scope
-from gateway.shell.generic import EMBEDDED_PATH
+from gateway.shell.generic import BASH_LIKE_SHELLS, default_handler, shebang
 from gateway.shell.invocation import Call
 from gateway.shell.limits import MAX_COMMANDS, MAX_NESTING, MAX_NODES
 from gateway.shell.redirections import Redirections, read_redirections
 from gateway.shell.syntax import calls_itself_in_parallel, parse, reading, text_of
+from gateway.shell.targets import is_harmless_sink
 from gateway.shell.words import (
     Word,
     basename,
     evaluate,
     evaluate_assignment_value,
+    literal_word,
     locate,
     placeholder,
 )
@@ -35,21 +39,6 @@ from gateway.shell.wrappers import UNWRAPPERS
 
 MAX_DEPTH = 8  # nested scripts: bash -c "eval '…'" …
 _MAX_WRAPPERS = 16  # sudo env nice timeout … chains
-_HISTORY_SIZE_VARS = frozenset({"HISTSIZE", "HISTFILESIZE", "SAVEHIST"})
-# Variables whose value is a command some program runs (`PAGER='sh -c …' git log`, `LESSOPEN='|cmd %s' less`).
-_COMMAND_VARIABLES = frozenset({
-    "PAGER", "MANPAGER", "GIT_PAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "SUDO_EDITOR",
-    "LESSOPEN", "LESSCLOSE", "BROWSER", "CRASHPAGER", "SUDO_ASKPASS", "SSH_ASKPASS", "GIT_ASKPASS",
-    "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "PROMPT_COMMAND", "BASH_ENV", "ENV",
-    "TERMINAL", "FCEDIT", "HGEDITOR", "SVN_EDITOR", "RSYNC_RSH", "CVS_RSH",
-})
-# Any variable named like one of those holds a command too (`RESTIC_PASSWORD_COMMAND`, `FOO_EDITOR`).
-_COMMAND_SUFFIXES = ("_COMMAND", "_CMD", "_EDITOR", "_PAGER", "_ASKPASS", "_RSH", "_PROXY_COMMAND")
-# Variables that load code into every program started with them.
-_INJECTION_VARIABLES = frozenset({"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "PYTHONSTARTUP",
-                                  "PERL5OPT", "RUBYOPT", "NODE_OPTIONS"})
-
-
 class Walker:
     __slots__ = ("facts", "home")
 
@@ -101,6 +90,8 @@ class Walker:
                 facts.read(word, scope)
             for word in unwrapped.writes:
                 facts.write(word, scope)
+            if unwrapped.xargs and stdin.many and argv and basename(argv[0].value) in exhaustion.CREATORS:
+                facts.flag(cat.RESOURCE_EXHAUSTION)  # `seq 1 50000000 | xargs touch`
             if unwrapped.xargs:
                 # `xargs -a /dev/null CMD` has no items: CMD runs once, bare.
                 if not (unwrapped.reads and all(w.value == "/dev/null" for w in unwrapped.reads)):
@@ -120,7 +111,13 @@ class Walker:
         if "/" in head.value:
             path = facts.inspect(head, scope)
             if path is not None and path in scope.files:
-                self._execute(scope.files[path], scope, depth)
+                interpreter = shebang(scope.files[path].script)
+                if interpreter is None or interpreter in BASH_LIKE_SHELLS:
+                    inner = scope.copy()
+                    inner.vars["0"] = path  # `cd "$(dirname "$0")"` inside the script
+                    self._execute(scope.files[path], inner, depth)
+                else:  # `./tool.py` with `#!/usr/bin/env python3`: the interpreter's handler reads it
+                    name, argv = interpreter, [literal_word(interpreter), *argv]
             if path is not None and path in scope.renamed:
                 name = scope.renamed[path]  # `cp /bin/rm ./x; ./x -rf /`: judged as rm
         elif name in scope.renamed:
@@ -133,6 +130,9 @@ class Walker:
         if name in foreign.CONSOLES and foreign.opens_console(call):
             facts.flag(cat.DYNAMIC_COMMAND)  # `terraform console`, `dotnet fsi`: a REPL of the tool itself
         servers.judge(call)
+        exhaustion.check_arguments(call)
+        if handler is default_handler and name not in tables():
+            lexicon.judge(call)  # a program nobody described: its verbs say what it does
         return handler(call)
 
     # -- structure ------------------------------------------------------------------------------
@@ -209,6 +209,8 @@ class Walker:
         items = EMPTY
         for word in words:
             items = items.merge(word.flow)
+        if items.many and _CREATES.search(text_of(body)):
+            facts.flag(cat.RESOURCE_EXHAUSTION)  # `for i in $(seq 1 10000000); do touch f$i; done`
         scope.vars.pop(name, None)
         scope.flows[name] = items
         return self.visit(body, scope, stdin, depth)
@@ -310,9 +312,21 @@ class Walker:
             self._check_command_variable(var, value, scope, depth)
         argv: list[Word] = []
         flows: dict[int, Flow] = {}
+        ifs = scope.vars.get("IFS")
+        splits = ifs is not None and bool(ifs.strip(" \t\n"))
+        previous_end = -1
         for arg in (name_node, *arg_nodes):
-            for word in evaluate(arg, scope.vars):
-                argv.append(self.with_flow(word, scope, depth, flows))
+            # tree-sitter-bash splits `A=`cmd`:0` into two arguments with nothing between them: one word.
+            glued = arg.start_byte == previous_end and argv
+            previous_end = arg.end_byte
+            for n, word in enumerate(evaluate(arg, scope.vars)):
+                word = self.with_flow(word, scope, depth, flows)
+                if glued and n == 0:
+                    argv[-1] = fields.glue(argv[-1], word)
+                elif splits and fields.unquoted_expansion(arg):
+                    argv.extend(fields.split_fields(word, ifs or ""))  # `IFS=:; c=rm:-rf:/x; $c`
+                else:
+                    argv.append(word)
         # `GIT_DIR=/elsewhere git …`: the command's environment has them (its own words were expanded
         # before, and the shell after it never sees them).
         command_scope = _with_environment(scope, prefix) if prefix else scope
@@ -325,6 +339,7 @@ class Walker:
         flow = EMPTY
         for name in word.variables:
             flow = flow.merge(scope.flows.get(name, EMPTY))
+        outputs: list[Flow] = []
         for sub in word.subs:
             key = sub.id
             if cache is not None and key in cache:
@@ -333,8 +348,10 @@ class Walker:
                 sub_flow = self.visit(sub, scope, EMPTY, depth)
                 if cache is not None:
                     cache[key] = sub_flow
+            outputs.append(sub_flow)
             flow = flow.merge(sub_flow)
-        return replace(word, flow=flow)
+        known = fields.substituted(word, outputs)
+        return replace(word, flow=flow) if known is None else replace(known, flow=flow)
 
     def _dynamic_command(self, argv: list[Word], scope: Scope, depth: int) -> Flow:
         head = argv[0]
@@ -363,7 +380,7 @@ class Walker:
             self.facts.flag(cat.DYNAMIC_COMMAND)
 
     def _xargs_argv(self, argv: list[Word], replace_str: str | None, stdin: Flow) -> list[Word]:
-        item = placeholder("{}", stdin.listing)
+        item = placeholder("{}", stdin.listing, Flow(processes=stdin.processes) if stdin.processes else None)
         if replace_str:
             replaced = [item if replace_str in w.value else w for w in argv]
             return replaced if len(argv) > 1 else [*replaced, item]
@@ -388,45 +405,33 @@ class Walker:
                 scope.flows[name] = value.flow
 
     def _check_command_variable(self, name: str, value: Word, scope: Scope, depth: int) -> None:
-        """A variable whose value some program will run as a command, or that injects code."""
-        if name in handoff.PATH_VARIABLES and (scope.files or scope.renamed):
-            handoff.path_variable(Call(name, [], scope, EMPTY, depth, self.facts, self), value.value)
-        if name in _COMMAND_VARIABLES or name.endswith(_COMMAND_SUFFIXES):
-            text = value.value.strip().lstrip("|").replace("%s", "").strip()
-            if not value.literal:
-                self.facts.flag(cat.DYNAMIC_COMMAND)
-            elif text:
-                if "EDITOR" in name or name == "VISUAL":
-                    text += " -"  # an editor is always handed the file to edit: `vim FILE`, not a bare `vim`
-                self.run_script(text, scope.copy(), EMPTY, depth + 1)
-                if name == "LESSOPEN":  # its output names the file less shows: `LESSOPEN='echo /etc/shadow'`
-                    for match in EMBEDDED_PATH.finditer(text):
-                        self.facts.read(Word(match.group(1)), scope)
-        elif name in _INJECTION_VARIABLES and value.value.strip():
-            if name == "NODE_OPTIONS" and not any(o in value.value for o in ("--require", "-r ", "--import",
-                                                                             "--loader", "--experimental-loader")):
-                return  # memory and inspection flags, not code
-            self.facts.flag(cat.DYNAMIC_COMMAND)  # code nobody can see runs inside every program
+        variables.check_command_variable(self, self.facts, name, value, scope, depth)
 
     def _check_history_variable(self, name: str, value: Word) -> None:
-        text = value.value.strip()
-        if (
-            name == "HISTFILE"
-            or (name in _HISTORY_SIZE_VARS and text in ("", "0"))
-            or (name == "HISTIGNORE" and text == "*")
-        ):
-            self.facts.flag(cat.HISTORY_TAMPER)
+        variables.check_history_variable(self.facts, name, value)
 
     def _declaration(self, node: Node, scope: Scope, depth: int) -> Flow:
         keyword = node.children[0].type if node.child_count else "declare"
         self.facts.executable(keyword)
         self.facts.command(text_of(node))
+        named = False
+        flags = ""
         for child in node.named_children:
             if child.type == "variable_assignment":
+                named = True
                 name, value = self._assignment(child, scope, depth)
                 self._set_variable(scope, name, value)
             else:
+                text = text_of(child)
+                if text.startswith("-"):
+                    flags += text[1:]
+                else:
+                    named = True
                 self._sequence([child], scope, EMPTY, depth)
+        # `export`, `export -p`, `declare -x`, `declare -px`, `typeset -x`: every exported variable, printed.
+        if not named and keyword in ("export", "declare", "typeset") and (
+                not flags or "p" in flags or "x" in flags) and "f" not in flags.lower():
+            return ENVIRONMENT
         return EMPTY
 
     def _unset(self, node: Node, scope: Scope) -> Flow:
@@ -434,7 +439,7 @@ class Walker:
         self.facts.command(text_of(node))
         for child in node.named_children:
             name = text_of(child)
-            if name in ("HISTFILE", *_HISTORY_SIZE_VARS):
+            if name in ("HISTFILE", *variables.HISTORY_SIZE_VARS):
                 self.facts.flag(cat.HISTORY_TAMPER)
             scope.vars.pop(name, None)
         return EMPTY
@@ -445,6 +450,8 @@ class Walker:
         if io.stdout is not None:
             if out.secrets:
                 self.facts.flag(cat.CREDENTIAL_ACCESS)  # `env > dump.txt`: the secrets, saved
+            if out.unbounded and not is_harmless_sink(io.stdout):
+                self.facts.flag(cat.RESOURCE_EXHAUSTION)  # `yes > f`: until the disk is full
             if out is not EMPTY:
                 # Remember what went into the file: `curl -s u > x.sh; bash x.sh`.
                 scope.files[io.stdout] = out
@@ -474,6 +481,9 @@ def _with_environment(scope: Scope, assignments: list[tuple[str, Word]]) -> Scop
         else:
             inner.vars.pop(name, None)
     return inner
+
+
+_CREATES = re.compile(r"\b(?:" + "|".join(sorted(exhaustion.CREATORS)) + r")\b|&\s*(?:$|done|\))")
 
 
 def _render(argv: list[Word]) -> str:

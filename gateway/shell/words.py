@@ -61,9 +61,9 @@ def literal_word(value: str) -> Word:
     return Word(value)
 
 
-def placeholder(source: str, target: Target | None) -> Word:
-    """A word standing for items produced at run time (find results, xargs input)."""
-    return Word(source, literal=False, wild=0, target=target or UNKNOWN)
+def placeholder(source: str, target: Target | None, flow: Flow | None = None) -> Word:
+    """A word standing for items produced at run time (find results, xargs input: ``flow``)."""
+    return Word(source, literal=False, wild=0, target=target or UNKNOWN, flow=flow or EMPTY)
 
 
 def join_words(words: list[Word]) -> Word:

@@ -37,7 +37,9 @@ def _shell(script: Word) -> list[Word]:
 
 def _split_assignments(words: list[Word], out: Unwrapped) -> list[Word]:
     i = 0
-    while i < len(words) and words[i].literal and _ASSIGNMENT.match(words[i].value):
+    # `env FOO=$(date) make`: the name is literal even when the value is not.
+    while i < len(words) and _ASSIGNMENT.match(words[i].value) and (
+            words[i].literal or 0 <= words[i].value.index("=") < words[i].wild):
         name, _, _ = words[i].value.partition("=")
         out.assignments.append((name, words[i].tail(len(name) + 1)))
         i += 1

@@ -16,6 +16,25 @@ from gateway.store.backend import Backend
 from hook import contract as c
 
 APPROVAL_RETENTION_MS = 24 * 3600 * 1000  # resolved approvals stay readable this long after expiry
+WRITTEN_RETENTION_MS = 7 * 24 * 3600 * 1000  # a run's written paths, from its last write
+
+
+async def touched(backend: Backend, run_id: str, paths: list[str]) -> set[str]:
+    """Which of ``paths`` the run's agents wrote — the file, or a directory it is in (`tar -x -C dir`, `git
+    clone … dir`) — in one round trip; all of them once an agent wrote somewhere the analysis could not tell."""
+    if not paths:
+        return set()
+    probes: dict[str, list[str]] = {}
+    for path in paths[:64]:
+        parts = path.rstrip("/").split("/")
+        probes[path] = [path, *("/".join(parts[:i]) + suffix for i in range(len(parts) - 1, 1, -1)
+                                for suffix in ("", "/"))][:64]
+    members = ["?", *dict.fromkeys(m for ms in probes.values() for m in ms)]
+    flags = await backend.call(backend.redis.smismember(keys.written(run_id), members))
+    hits = {m for m, hit in zip(members, flags, strict=True) if int(hit)}
+    if "?" in hits:
+        return set(paths)
+    return {p for p, ms in probes.items() if hits.intersection(ms)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +151,7 @@ async def decide(
         call.agent_id, global_version, fence,
         spawn, str(depth), str(agents.DEFAULT_MAX_LIVE), str(agents.DEFAULT_MAX_DEPTH), str(agents.LEASE_MS),
         str(attempt) if attempt else "",
+        "\n".join(call.facts.writes[:256]), str(WRITTEN_RETENTION_MS),
     ]
     script_keys = [
         keys.run(run_id), keys.stats(run_id), keys.audit(run_id), keys.approvals_index(run_id),
@@ -139,6 +159,7 @@ async def decide(
         claim_key or keys.GLOBAL_RULES,  # read only when the agent holds a fencing token
         keys.live_agents(run_id),
         keys.attempts(run_id),  # read only when the agent's key was minted for an attempt
+        keys.written(run_id),  # written only by an allowed call that writes
     ]
     result: list[Any] = await backend.call(backend.script("decide.lua")(keys=script_keys, args=argv))
     if len(result) <= 2:

@@ -132,3 +132,10 @@ def attempts(run_id: str) -> str:
     """Hash: agent id -> its current attempt. A key minted for an older attempt is superseded; read by every
     decision of a key that carries an attempt (gateway/store/workers.py)."""
     return f"{_run(run_id)}:attempts"
+
+
+def written(run_id: str) -> str:
+    """Set: the paths the run's agents wrote through allowed calls ("?" once one wrote somewhere the analysis
+    could not tell). A program attached to a command is judged by its content only if it is here: the
+    project's own files keep being judged by the command line alone (gateway/dispatch.py)."""
+    return f"{_run(run_id)}:written"

@@ -14,6 +14,7 @@ CASES = {
     "infra_destroy": [
         "terraform destroy", "tofu apply -destroy -auto-approve", "terraform state rm module.db",
         "kubectl delete ns staging", "kubectl --context prod delete deployment --all", "oc delete project x",
+        "kubectl delete pod web-1",
         "helm uninstall api -n prod", "docker system prune -af", "podman volume prune -f", "docker volume rm pgdata",
         "docker compose down --volumes", "docker-compose down -v", "aws s3 rb s3://bucket --force",
         "aws rds delete-db-instance --db-instance-identifier prod", "aws cloudformation delete-stack --stack-name x",
@@ -65,7 +66,7 @@ CASES = {
     ],
 }
 ORDINARY = [
-    "terraform plan", "terraform apply -auto-approve", "kubectl get pods -A", "kubectl delete pod web-1",
+    "terraform plan", "terraform apply -auto-approve", "kubectl get pods -A",
     "helm install api ./chart", "docker build -t x .", "docker compose down", "docker run --rm x pytest",
     "aws s3 ls", "gcloud config list", "psql -c 'SELECT count(*) FROM users'",
     "mysql -e 'DELETE FROM sessions WHERE expires < now()'", "sqlite3 app.db '.tables'", "redis-cli --version",

@@ -122,7 +122,7 @@ CATEGORY_CASES: list[tuple[str, str]] = [
     ("find /etc -execdir rm -f {} +", "destructive_delete"),
     ("find . -name .git -exec rm -rf {} +", "destructive_delete"),
     ("find / -ok rm {} \\;", "destructive_delete"),
-    ("rmdir /etc/xdg", "destructive_delete"),
+    ("rmdir /etc/xdg", "system_write"),
     ("unlink ~/.profile", "destructive_delete"),
     ("shred -u ~/.ssh/id_rsa", "destructive_delete"),
     ("shred -n 3 /etc/hosts", "destructive_delete"),

@@ -179,7 +179,7 @@ HARMLESS = [
     "apt-cache search jq",
     "brew list",
     "uv run pytest",
-    "uv sync",
+    "uv lock",
     "CMD=ls; $CMD",
 ]
 

@@ -201,11 +201,15 @@ def _dumps_environment(nodes: list[Node], language: str) -> bool:
         elif node.type in _SINK_CALLS:
             name, receiver = _callee(node)
             text = _text(node)
-            head = text.split("(", 1)[0].split(None, 1)[0] if text.strip() else ""
+            callee = text.split("(", 1)[0].split(None, 1)
+            head = callee[0] if callee else ""  # `(size / 1024).toFixed(0)`: a call on a parenthesised value
             if (name in sinks or head in sinks) and whole.search(text[len(head):] if head else text):
                 return True
-            if language == "ruby" and receiver == "ENV" and name.startswith(("each", "map", "select")):
+            if language == "ruby" and receiver == "ENV" and name.startswith(("each", "map", "select", "sort", "to_",
+                                                                              "inspect", "keys", "filter")):
                 return True
+            if language == "ruby" and text.lstrip().startswith("ENV.") and name.startswith(("each", "map", "select")):
+                return True  # `ENV.sort.each { … }`, `ENV.to_h.each`
     return False
 
 

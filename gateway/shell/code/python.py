@@ -109,6 +109,9 @@ class _Reader:
                 # names bound once to a foldable value: `p = '/etc'; shutil.rmtree(p)`
                 value = self.fold(node.value)
                 self.constants[name] = value if name not in self.constants else None
+        for node in nodes:
+            if isinstance(node, ast.For | ast.comprehension):
+                self.walk_variable(node.target, node.iter)
         calls = [node for node in nodes if isinstance(node, ast.Call)]
         self.environment_dumps(nodes)
         self.calls(calls)
@@ -118,6 +121,28 @@ class _Reader:
                     self.aliases[name] = target
                     self.calls(calls)
         return self.out
+
+    def walk_variable(self, target: ast.expr, iterable: ast.expr) -> None:
+        """`for p in Path('build').rglob('*')`, `for root, _, files in os.walk('~')`: the loop variable names
+        something under the walked directory (`build/*`), so what is done to it is done under there."""
+        if not isinstance(iterable, ast.Call):
+            return
+        func = self.qualified(iterable.func) or ""
+        root: str | None = None
+        if isinstance(iterable.func, ast.Attribute) and iterable.func.attr in ("rglob", "glob", "iterdir", "walk"):
+            root = self.fold(iterable.func.value)
+        elif func in ("os.walk", "os.listdir", "os.scandir", "os.fwalk") and iterable.args:
+            root = self.fold(iterable.args[0])
+        elif func in ("glob.glob", "glob.iglob") and iterable.args:
+            pattern = self.fold(iterable.args[0])
+            root = posixpath.dirname(pattern.split("*", 1)[0]) or "." if pattern is not None else None
+        if root is None:
+            return
+        names = [target] if isinstance(target, ast.Name) else [
+            e for e in target.elts if isinstance(e, ast.Name)] if isinstance(target, ast.Tuple) else []
+        for name in names:
+            if name.id not in self.constants:
+                self.constants[name.id] = posixpath.join(root, "*")
 
     def whole_environment(self, node: ast.expr) -> bool:
         """`os.environ`, `dict(os.environ)`, `os.environ.items()`, `{**os.environ}`, `os.environ.copy()` …"""

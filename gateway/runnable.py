@@ -1,0 +1,201 @@
+"""What a written file will do when it runs: a Write or Edit judged by its content.
+
+A file that is later run by name — a shell script, a Makefile, package.json scripts, a justfile or
+Taskfile, an interpreter's source, a CI definition — is code, and writing it is the first half of running
+it (docs/rules.md#what-runs-is-judged). ``run_equivalent`` turns such a write into the shell command that
+stands for running it (the content attached as the command hook would attach it), so the same isolated,
+bounded analysis judges it; the dispatcher carries the categories in ``CARRIED`` over to the write.
+
+Categories outside ``CARRIED`` (an install, a push, a command built at run time) are everyday lines in a
+script and would make writing one a chore; they are judged when the file actually runs, through the
+command hook's attachments.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from gateway.paths import resolve
+from gateway.shell import categories as cat
+from gateway.shell import recipes
+from gateway.shell.analysis import Attached
+from gateway.shell.generic import BASH_LIKE_SHELLS, shebang
+
+# What a written file's run would do that makes the write itself refused (or sent to a human).
+CARRIED = frozenset({
+    cat.DESTRUCTIVE_DELETE, cat.DISK_WRITE, cat.POWER, cat.FORK_BOMB, cat.SYSTEM_PERMISSION_CHANGE,
+    cat.SYSTEM_WRITE, cat.HISTORY_TAMPER, cat.CREDENTIAL_ACCESS, cat.GATE_TAMPER, cat.GATEWAY_STATE,
+    cat.DESTRUCTIVE_GIT, cat.PERSISTENCE, cat.PROCESS_KILL, cat.REMOTE_CODE, cat.REVERSE_SHELL,
+    cat.EXFILTRATION, cat.INFRA_DESTROY, cat.DATABASE_DESTROY,
+})
+
+_INTERPRETERS = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".rb": "ruby", ".pl": "perl",
+                 ".php": "php"}
+_SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".bats", ".command")
+_MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+_JUSTFILES = frozenset({"justfile", "Justfile", ".justfile"})
+_TASKFILES = frozenset({"Taskfile.yml", "Taskfile.yaml", "taskfile.yml"})
+# CI definitions: the files a CI service runs, by path (GitHub, GitLab, CircleCI, Buildkite, Bitbucket,
+# Azure Pipelines, Travis, Drone, Woodpecker, Jenkins).
+_CI_FILES = frozenset({".gitlab-ci.yml", "bitbucket-pipelines.yml", "azure-pipelines.yml", ".travis.yml",
+                       ".drone.yml", "Jenkinsfile", "cloudbuild.yaml", "cloudbuild.yml", "buildspec.yml",
+                       "appveyor.yml", ".cirrus.yml", "codemagic.yaml"})
+_CI_DIRS = (".github/workflows/", ".circleci/", ".buildkite/", ".woodpecker/", ".gitlab/ci/", ".github/actions/",
+            ".forgejo/workflows/", ".gitea/workflows/")
+_MAX_TEXT = 1 << 16
+
+
+def written_text(input: Mapping[str, Any]) -> str | None:
+    """The text a write puts in the file: the whole content, or what an edit inserts."""
+    for key in ("content", "new_string"):
+        value = input.get(key)
+        if isinstance(value, str):
+            return value
+    edits = input.get("edits")
+    if isinstance(edits, list):
+        parts = [e.get("new_string") for e in edits[:64] if isinstance(e, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str)) or None
+    return None
+
+
+# Editor and agent settings that let an agent act without asking, or make an editor run a task on its own.
+_AUTO_APPROVE = re.compile(r"""["']?[\w.-]*(?:auto[-_.]?approve|autoapprove|yolo|always[-_]?allow"""
+                           r"""|allowed[-_]?commands"""
+                           r"""|auto[-_]?run|dangerously|skip[-_]?permissions|bypass[-_]?permissions|trust[-_]?all"""
+                           r"""|chat\.tools\.|terminal\.integrated\.(?:automationprofile|env\.)|approval[-_]?policy"""
+                           r"""|sandbox[-_]?mode|auto[-_]?execute|yes[-_]?always|unsafe)[\w.-]*["']?\s*[:=]""", re.I)
+_RUNS_ON_OPEN = re.compile(r""""runOn"\s*:\s*"folderOpen"|"runOptions"\s*:\s*\{[^}]*folderOpen""", re.I)
+_SETTINGS_FILES = ("settings.json", "settings.local.json", "config.toml", "config.json", "config.yaml", "config.yml",
+                   ".aider.conf.yml")
+
+
+def content_categories(path: str, text: str) -> set[str]:
+    """What a write does through its content alone: an editor or agent told to stop asking (`gate_tamper`),
+    an editor task that runs whenever the folder opens (`persistence`)."""
+    name = posixpath.basename(path)
+    found: set[str] = set()
+    text = text[:_MAX_TEXT]
+    if name.endswith(_SETTINGS_FILES) and _AUTO_APPROVE.search(text):
+        found.add(cat.GATE_TAMPER)
+    if name == "tasks.json" and _RUNS_ON_OPEN.search(text):
+        found.add(cat.PERSISTENCE)
+    return found
+
+
+def write_equivalent(input: Mapping[str, Any], cwd: str | None, home: str) -> tuple[str, Attached] | None:
+    """``run_equivalent`` of a Write/Edit call's input (Claude's or Gemini's), or None."""
+    raw = input.get("file_path") or input.get("absolute_path")
+    text = written_text(input)
+    if not isinstance(raw, str) or not raw or text is None:
+        return None
+    return run_equivalent(resolve(raw, cwd, home), text)
+
+
+def is_ci_definition(path: str) -> bool:
+    name = posixpath.basename(path)
+    return name in _CI_FILES or (any(f"/{d}" in path for d in _CI_DIRS) and name.endswith((".yml", ".yaml")))
+
+
+def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
+    """The shell command that stands for running the file at ``path`` holding ``text``, and the files to
+    attach to it; None when the file is not something that runs."""
+    text = text[:_MAX_TEXT]
+    name = posixpath.basename(path)
+    if is_ci_definition(path):
+        command = ci_commands(text)
+        return (command, ()) if command else None
+    if name in _MAKEFILES or name.endswith(".mk"):
+        return "\n".join(recipes.makefile(text, None)), ()
+    if name == "package.json":
+        return "\n".join(recipes.package_scripts(text, None)), ()
+    if name in _JUSTFILES:
+        return "\n".join(recipes.justfile(text, None)), ()
+    if name in _TASKFILES:
+        return "\n".join(recipes.taskfile(text, None)), ()
+    if name.startswith("Procfile"):
+        return "\n".join(recipes.procfile(text)), ()
+    interpreter = shebang(text)
+    suffix = posixpath.splitext(name)[1]
+    if interpreter is None:
+        interpreter = _INTERPRETERS.get(suffix) or ("sh" if name.endswith(_SHELL_SUFFIXES) else None)
+    if interpreter is None:
+        return None
+    if interpreter in BASH_LIKE_SHELLS:
+        interpreter = "sh"  # run by path, so `$0` (and `cd "$(dirname "$0")"`) is the script's
+    return f"{interpreter} {shlex.quote(path)}", ((path, text),)
+
+
+# -- CI definitions -------------------------------------------------------------------------------------
+
+_RUN_KEYS = frozenset({"run", "script", "before_script", "after_script", "command", "commands", "cmd", "entrypoint"})
+_EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+_SECRET_REF = re.compile(r"\bsecrets\.([A-Za-z_][A-Za-z0-9_]*)|\bsecrets\[['\"]([^'\"]+)['\"]\]")
+
+
+def _expression(match: re.Match[str]) -> str:
+    """A CI expression as the shell value it becomes: a secret stays recognisably a secret, the whole
+    secrets or environment context is a dump of the environment."""
+    expr = match.group(1)
+    if re.search(r"\b(?:toJSON|toJson)\s*\(\s*(?:secrets|env)\s*\)", expr) or expr in ("secrets", "env"):
+        return "$(printenv)"
+    secret = _SECRET_REF.search(expr)
+    if secret:
+        name = re.sub(r"\W", "_", secret.group(1) or secret.group(2))
+        return "${" + name + "_SECRET}"
+    if "github.token" in expr:
+        return "${GITHUB_TOKEN}"
+    variable = re.sub(r"\W+", "_", expr).strip("_")[:64] or "EXPR"
+    return "${" + variable + "}"
+
+
+def _strings(node: Any, key: str | None, out: list[str], secret_env: set[str], depth: int = 0) -> None:
+    if depth > 32 or len(out) > 512:
+        return
+    if isinstance(node, dict):
+        env = node.get("env") or node.get("environment") or node.get("variables")
+        if isinstance(env, dict):
+            for name, value in env.items():
+                if isinstance(value, str) and _SECRET_REF.search(value):
+                    secret_env.add(str(name))
+        for k, v in node.items():
+            _strings(v, str(k), out, secret_env, depth + 1)
+    elif isinstance(node, list):
+        for item in node:
+            if key in _RUN_KEYS and isinstance(item, dict) and len(item) == 1:
+                # `- curl -H "X-Token: $T" …`: YAML reads a command holding ": " as a mapping; it is one line
+                (k, v), = item.items()
+                if isinstance(v, str | int | float) or v is None:
+                    out.append(f"{k}: {v}" if v is not None else f"{k}:")
+                    continue
+            _strings(item, key, out, secret_env, depth + 1)
+    elif isinstance(node, str) and key in _RUN_KEYS:
+        out.append(node)
+
+
+def ci_commands(text: str) -> str:
+    """The shell lines of a CI definition, expressions resolved as shell values. A Jenkinsfile is Groovy:
+    its `sh '…'` steps are taken as the shell lines."""
+    lines: list[str] = []
+    secret_env: set[str] = set()
+    try:
+        import yaml
+
+        data = yaml.safe_load(text)
+    except Exception:  # not YAML (a Jenkinsfile), or a fragment an edit inserts
+        data = None
+    if isinstance(data, (dict, list)):
+        _strings(data, None, lines, secret_env)
+    else:
+        lines = re.findall(r"\bsh\s*\(?\s*(?:'''|\"\"\"|'|\")(.*?)(?:'''|\"\"\"|'|\")", text, re.S)
+        lines += re.findall(r"^\s*(?:-\s*)?(?:run|script|command):\s*[|>]?-?\s*(.+)$", text, re.M)
+        secret_env |= set(re.findall(r"^\s*([A-Za-z_]\w*):\s*\$\{\{\s*secrets\.", text, re.M))
+    # The CI service puts an expression's value into the text before any shell reads it, quotes or not.
+    script = "\n".join(_EXPRESSION.sub(_expression, line.replace("'", '"') if "${{" in line else line)
+                       for line in lines)
+    for name in sorted(secret_env)[:64]:
+        script = re.sub(r"\$\{?" + re.escape(name) + r"\b\}?", "${" + name + "_SECRET}", script)
+    return script[:_MAX_TEXT]

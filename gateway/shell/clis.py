@@ -1,0 +1,239 @@
+"""Powerful CLIs judged by what is known safe: one table per tool family (``cli_tables/*.yaml``).
+
+For programs whose mistakes cannot be undone — cloud and hosting CLIs, infrastructure tools, container
+engines, database and framework tasks, publishers — a list of known-bad verbs does not generalise: the
+next release adds a verb, an agent puts a global option before it, a destroy is spelled `sync --delete`.
+So each table names a tool's global options that take a value (their value is not a subcommand), its
+**read-only** subcommands, and a few kinds of known effect; **anything else is a change**
+(docs/rules.md#powerful-clis). The first entry that matches, in this order, decides:
+
+1. ``help`` words and flags, and a dry run (``dry_run`` flags): nothing happens;
+2. ``secret``: prints credentials → ``credential_access``;
+3. ``credential``: creates credentials (access keys, tokens, deploy keys) → ``credential_creation``;
+4. ``message``: sends mail, chat, SMS, comments, payments → ``outward_message``;
+5. ``persist``: configures the tool to run a program later (a script shell, preloaded code) → ``persistence``;
+6. ``destroy``: deletes or wipes → the table's ``destroy`` category (``infra_destroy``, …);
+7. ``publish``: publishes a package or an image → ``publish``;
+8. ``read``: known safe → nothing;
+9. anything else → the table's ``change`` category (``infra_change``, ``database_change``, …).
+
+An entry is a space-separated word pattern matched against the subcommand words from the start (``*``
+and ``x*`` globs per word; ``...`` at the end also matches longer commands, which is the default), then
+optionally ``[FLAG|FLAG]``: the entry holds only when one of those options is present (``-o`` matches
+``-oyaml`` and ``-o=yaml``). ``follow`` names subcommands that run a command they are given — ``N`` operands
+after the subcommand, or ``--`` (the words after a ``--``) — which is then analysed like any command.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from gateway.shell import categories as cat
+from gateway.shell.flow import Flow
+from gateway.shell.invocation import Call
+from gateway.shell.words import Word
+
+_HELP = frozenset({"help", "--help", "-h", "--version", "version", "-v", "--v", "-V"})
+KINDS = ("secret", "credential", "message", "persist", "destroy", "publish", "read")
+_KIND_CATEGORY = {"secret": cat.CREDENTIAL_ACCESS, "credential": cat.CREDENTIAL_CREATION,
+                  "message": cat.OUTWARD_MESSAGE, "persist": cat.PERSISTENCE, "publish": cat.PUBLISH}
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    words: tuple[str, ...]
+    flags: tuple[str, ...]  # one of these must be present (empty: no condition)
+
+    def matches(self, words: list[str], present: list[str]) -> bool:
+        if len(words) < len(self.words):
+            return False
+        if not all(_word_matches(w, p) for w, p in zip(words, self.words, strict=False)):
+            return False
+        wanted = [f for f in self.flags if not f.startswith("!")]
+        if wanted and not any(_has_flag(present, f) for f in wanted):
+            return False
+        return not any(_has_flag(present, f[1:]) for f in self.flags if f.startswith("!"))
+
+
+def _word_matches(word: str, pattern: str) -> bool:
+    if pattern == "LOCAL":  # a local path (`aws s3 cp s3://b/k LOCAL` downloads)
+        return "://" not in word and not word.startswith(("s3:", "gs:"))
+    return word == pattern or ("*" in pattern and fnmatch.fnmatchcase(word, pattern))
+
+
+def _has_flag(present: list[str], flag: str) -> bool:
+    if "*" in flag:
+        return any(fnmatch.fnmatchcase(option, flag.lower()) for option in present)
+    return _has_plain_flag(present, flag)
+
+
+def _has_plain_flag(present: list[str], flag: str) -> bool:
+    """``flag`` (`-o`, `--raw`, or with a value: `-X=DELETE`) among the options present (as `opt` and,
+    for options that take a value, `opt=value`, lower-cased)."""
+    flag = flag.lower()
+    name, eq, _ = flag.partition("=")
+    for option in present:
+        if option == flag or (not eq and option.startswith(flag + "=")):
+            return True
+        if len(name) == 2 and name[1] != "-" and not option.startswith("--") and option.startswith(name) and \
+                len(option) > 2 and option[2] != "=" and (not eq or option[2:] == flag[3:]):
+            return True  # -oyaml, -XDELETE
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    family: str
+    names: tuple[str, ...]
+    options: frozenset[str]  # options that take a value
+    patterns: dict[str, tuple[Pattern, ...]]
+    dry_run: tuple[str, ...]
+    change: str
+    destroy: str
+    follow: dict[str, str]
+    depth: int  # how many leading words form the subcommand (aws: service + operation)
+    bare: str | None  # the category of a call with no subcommand word (`sendmail -t`), if any
+
+
+def _pattern(text: str) -> Pattern:
+    flags: tuple[str, ...] = ()
+    if "[" in text and text.endswith("]"):
+        text, _, rest = text.partition("[")
+        flags = tuple(f.strip() for f in rest[:-1].split("|") if f.strip())
+    return Pattern(tuple(text.split()), flags)
+
+
+def _table(family: str, name: str, body: dict[str, Any]) -> Table:
+    known = {"names", "options", "dry_run", "change", "destroy_category", "follow", "depth", "bare", *KINDS}
+    unknown = set(body) - known
+    if unknown:
+        raise ValueError(f"cli_tables/{family}.yaml: {name}: unknown keys {sorted(unknown)}")
+    patterns = {kind: tuple(_pattern(str(p)) for p in body.get(kind) or ()) for kind in KINDS}
+    change = str(body.get("change", cat.INFRA_CHANGE))
+    destroy = str(body.get("destroy_category", cat.DATABASE_DESTROY if change == cat.DATABASE_CHANGE else
+                           cat.INFRA_DESTROY))
+    bare = str(body["bare"]) if body.get("bare") else None
+    for value in (change, destroy, *([bare] if bare else [])):
+        if value not in cat.ALL_CATEGORIES:
+            raise ValueError(f"cli_tables/{family}.yaml: {name}: unknown category {value!r}")
+    return Table(family, tuple(body.get("names") or (name,)), frozenset(map(str, body.get("options") or ())),
+                 patterns, tuple(map(str, body.get("dry_run") or ())), change, destroy,
+                 {str(k): str(v) for k, v in (body.get("follow") or {}).items()}, int(body.get("depth", 3)), bare)
+
+
+@functools.cache
+def tables() -> dict[str, Table]:
+    """Every table, by program name (aliases included). Loaded once per process."""
+    out: dict[str, Table] = {}
+    for entry in sorted(resources.files("gateway.shell").joinpath("cli_tables").iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".yaml"):
+            continue
+        family = entry.name.removesuffix(".yaml")
+        data = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
+        for name, body in data.items():
+            table = _table(family, str(name), body or {})
+            for alias in table.names:
+                out[alias] = table
+    return out
+
+
+def split(call: Call, table: Table) -> tuple[list[str], list[str], list[int]]:
+    """(subcommand words lower-cased, options present, index in ``call.args`` of each word)."""
+    words: list[str] = []
+    present: list[str] = []
+    where: list[int] = []
+    args = call.args
+    i = 0
+    while i < len(args):
+        value = args[i].value
+        if value == "--":
+            break
+        if value.startswith("-") and len(value) > 1:
+            present.append(value.lower())
+            if value in table.options:
+                if i + 1 < len(args):
+                    present.append(f"{value}={args[i + 1].value}".lower())
+                i += 1  # its value is not a subcommand
+        else:
+            words.append(value.lower())
+            where.append(i)
+        i += 1
+    return words, present, where
+
+
+def judge(call: Call, table: Table) -> str | None:
+    """The category of this call by its table (None: known safe)."""
+    words, present, _ = split(call, table)
+    if (words and words[0] in _HELP) or (set(present) & _HELP and len(words) <= 1):
+        return None
+    if any(_has_flag(present, f) for f in table.dry_run):
+        return None
+    for kind in KINDS:
+        if any(p.matches(words, present) for p in table.patterns[kind]):
+            if kind == "read":
+                return None
+            return table.destroy if kind == "destroy" else _KIND_CATEGORY[kind]
+    return table.change if words else table.bare
+
+
+def followed(call: Call, table: Table) -> list[Word] | None:
+    """The command a `follow` subcommand runs (`kubectl exec POD -- CMD`, `docker exec C CMD`), or None."""
+    words, _, where = split(call, table)
+    for sub, how in table.follow.items():
+        parts = sub.split()
+        if words[: len(parts)] != parts:
+            continue
+        args = call.args
+        if how == "--":
+            marker = next((i for i, w in enumerate(args) if w.value == "--"), None)
+            return _environment_stripped(args[marker + 1:]) if marker is not None else None
+        start = where[len(parts) - 1] + 1 if parts else 0
+        skip = int(how)
+        i = start
+        while i < len(args):
+            value = args[i].value
+            if value == "--":
+                i += 1
+                continue
+            if value.startswith("-") and len(value) > 1:
+                i += 2 if value in table.options else 1
+                continue
+            if skip == 0:
+                return _environment_stripped(args[i:])
+            skip -= 1
+            i += 1
+        return None
+    return None
+
+
+def _environment_stripped(argv: list[Word]) -> list[Word]:
+    """`cross-env NODE_ENV=test jest`: the assignments are environment, the command follows them."""
+    i = 0
+    while i < len(argv) and "=" in argv[i].value and not argv[i].value.startswith(("-", "/", ".")) and \
+            argv[i].value.split("=", 1)[0].replace("_", "").isalnum():
+        i += 1
+    return argv[i:]
+
+
+def handler(existing: Callable[[Call], Flow]) -> Callable[[Call], Flow]:
+    """The table's judgement, the command a `follow` subcommand runs, then ``existing`` (the program's own
+    handler: host mounts of containers, SQL given to clients, the generic checks)."""
+    def handle(call: Call) -> Flow:
+        table = tables().get(call.name)
+        if table is not None:
+            category = judge(call, table)
+            if category is not None:
+                call.flag(category)
+            inner = followed(call, table)
+            if inner:
+                call.invoke(inner)
+        return existing(call)
+
+    return handle

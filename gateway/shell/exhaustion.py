@@ -1,0 +1,96 @@
+"""Resource exhaustion: filling the disk or the inode table, flooding processes or memory, mining.
+
+A coding agent reproducing "disk full" or load-testing a parser has better tools than the machine it shares
+with everyone else; these are ``resource_exhaustion`` (docs/rules.md):
+
+- a file of a size no test needs (`fallocate -l 500G`, `truncate -s 1T`, `dd … bs=1M count=2000000`);
+- an endless stream saved to a file (`yes > f`, `cat /dev/urandom > f`): ``Flow.unbounded`` reaching a
+  redirection (walker) — `head -c 10M /dev/urandom > f` is bounded and fine;
+- one file or process per item of a huge listing (`seq 1 50000000 | xargs touch`, `for i in $(seq 1e7)`);
+- stress tools and cryptocurrency miners (by name, or by a `stratum+tcp://` pool address in any argument).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gateway.shell import categories as cat
+from gateway.shell.flow import OPAQUE, Flow
+from gateway.shell.invocation import Call
+
+LARGE_BYTES = 8 << 30  # a file this big is a flood, not a fixture
+MANY_ITEMS = 1_000_000  # a listing this long fed one by one to a command that creates things
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50, "E": 1 << 60}
+_SIZE = re.compile(r"^\+?(\d+(?:\.\d+)?)\s*([KMGTPE]?)(?:i?B)?$", re.I)
+MINERS = frozenset({"xmrig", "minerd", "cpuminer", "cpuminer-opt", "ethminer", "t-rex", "nbminer", "lolminer",
+                    "cgminer",
+                    "bfgminer", "xmr-stak", "xmr-stak-rx", "nanominer", "phoenixminer", "gminer", "teamredminer",
+                    "srbminer", "srbminer-multi", "bzminer", "ccminer", "sgminer", "nheqminer", "wildrig"})
+STRESS = frozenset({"stress", "stress-ng", "stressapptest", "memtester", "forkbomb", "hping3"})
+CREATORS = frozenset({"touch", "mkdir", "fallocate", "dd", "cp", "ln", "truncate", "mktemp", "install", "tee", "mkfifo",
+                      "curl", "wget", "docker", "git"})
+_POOL = re.compile(r"stratum\+(?:tcp|ssl|tls)://|\bpool\.[\w.-]+:\d{3,5}\b|\bnicehash\b|\b(?:xmr|eth|rvn)[-.]?pool\b",
+                   re.I)
+
+
+def size_of(text: str) -> int | None:
+    """`500G`, `1T`, `2GiB`, `100000000` as bytes (None when it is not a size)."""
+    match = _SIZE.match(text.strip())
+    if not match:
+        return None
+    return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+
+
+def check_arguments(call: Call) -> None:
+    """Miners and stress tools by name or by a mining pool in an argument (any program)."""
+    if call.name.lower() in MINERS or call.name.lower() in STRESS:
+        call.flag(cat.RESOURCE_EXHAUSTION)
+        return
+    if any(("stratum" in w.value or "pool" in w.value or "nicehash" in w.value) and _POOL.search(w.value)
+           for w in call.args[:64] if len(w.value) < 4096):
+        call.flag(cat.RESOURCE_EXHAUSTION)
+
+
+def fallocate(call: Call) -> Flow:
+    args = call.args
+    for i, word in enumerate(args):
+        name, eq, rest = word.value.partition("=")
+        value = rest if eq else args[i + 1].value if name in ("-l", "--length") and i + 1 < len(args) else None
+        if name in ("-l", "--length") and value is not None and (size_of(value) or 0) >= LARGE_BYTES:
+            call.flag(cat.RESOURCE_EXHAUSTION)
+    for word in [w for w in args if not w.value.startswith("-")][-1:]:
+        call.write(word)
+    return OPAQUE
+
+
+def dd_size(call: Call) -> None:
+    """`dd … bs=1M count=2000000`: how much it writes; an infinite source with no count never stops."""
+    values = dict(w.value.split("=", 1) for w in call.args if "=" in w.value)
+    block = size_of(values.get("bs", values.get("obs", "512"))) or 512
+    count = values.get("count")
+    if count is None:
+        if values.get("if") in ("/dev/zero", "/dev/urandom", "/dev/random") and "of" in values and \
+                not values["of"].startswith("/dev/"):
+            call.flag(cat.RESOURCE_EXHAUSTION)  # fills the disk until it is full
+        return
+    number = size_of(count)
+    if number is not None and number * block >= LARGE_BYTES:
+        call.flag(cat.RESOURCE_EXHAUSTION)
+
+
+def truncate_size(call: Call, size: str | None) -> None:
+    if size is not None and (size_of(size) or 0) >= LARGE_BYTES:
+        call.flag(cat.RESOURCE_EXHAUSTION)
+
+
+def seq(call: Call) -> Flow:
+    """seq prints numbers; a count past ``MANY_ITEMS`` marks the listing as huge."""
+    numbers = [size_of(w.value) for w in call.args if not w.value.startswith("-") or w.value[1:2].isdigit()]
+    known = [n for n in numbers if n is not None]
+    if known and max(known) >= MANY_ITEMS and len(known) == len(numbers):
+        return Flow(opaque=True, many=True)
+    return OPAQUE
+
+
+def yes(call: Call) -> Flow:
+    return Flow(opaque=True, unbounded=True)

@@ -1,0 +1,70 @@
+"""A stance for programs nobody wrote a table for: their subcommands are read for side-effect verbs.
+
+Hosting and SaaS CLIs appear faster than anyone can list them (docs/rules.md#programs-with-no-table). A
+program with no handler and no known-safe table (``cli_tables``) whose subcommand words — or whose long
+options — say it deletes, deploys, publishes or sends is judged as doing so: `acme-cloud apps destroy web`
+is ``infra_destroy``, `shipit deploy --prod` ``infra_change``, `storecli submit build.ipa` ``publish``,
+`notify-cli send --to team` ``outward_message``. Words that also name everyday local work (remove, add,
+create, update, run, start, stop) are left out: they would make every unknown tool a chore.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gateway.shell import categories as cat
+from gateway.shell.invocation import Call
+
+VERBS: dict[str, str] = {
+    **dict.fromkeys(("delete", "destroy", "purge", "wipe", "erase", "nuke", "terminate", "deregister", "unregister",
+                     "teardown", "decommission", "drop", "truncate", "flush", "revoke", "obliterate", "expunge",
+                     "deprovision", "unprovision", "evict", "kill-all", "reset"), cat.INFRA_DESTROY),
+    **dict.fromkeys(("deploy", "undeploy", "redeploy", "rollback", "rollout", "promote", "scale", "rotate", "transfer",
+                     "provision", "grant", "failover", "apply", "suspend", "decrypt"), cat.INFRA_CHANGE),
+    **dict.fromkeys(("publish", "unpublish", "republish", "release", "upload", "submit", "push", "deprecate", "yank",
+                     "distribute", "ship"), cat.PUBLISH),
+    **dict.fromkeys(("send", "sendmail", "email", "mail", "sms", "notify", "broadcast", "announce", "tweet", "invite",
+                     "charge", "refund", "payout", "pay"), cat.OUTWARD_MESSAGE),
+}
+_WORD = re.compile(r"^[a-z][a-z0-9]*(?:[-_:][a-z0-9]+)*$")
+_PARTS = re.compile(r"[-_:]")
+_MAX_WORDS = 3
+
+
+def judge(call: Call) -> None:
+    """Flag what the verbs in the subcommand words and long option names of ``call`` say it does. Only a
+    call shaped like a CLI's (a subcommand with a target or options: `x deploy web`, `x submit --prod`) is
+    read: `form submit` names no program anyone ships."""
+    operands = [w for w in call.args if not w.value.startswith("-")]
+    if len(operands) < 2 and len(operands) == len(call.args):
+        return
+    seen = 0
+    after_option = False
+    for word in call.args[:32]:
+        value = word.value
+        follows_option, after_option = after_option, value.startswith("-") and "=" not in value
+        if follows_option:
+            continue  # most likely the option's value (`pytest -k test_delete_user`)
+        if value.startswith("--") and len(value) > 3:
+            category = _verb(value[2:].split("=", 1)[0])
+            if category is not None:
+                call.flag(category)
+            continue
+        if value.startswith("-"):
+            continue
+        if seen >= _MAX_WORDS or not word.literal or not _WORD.match(value):
+            seen += 1
+            continue
+        seen += 1
+        category = _verb(value)
+        if category is not None:
+            call.flag(category)
+
+
+def _verb(text: str) -> str | None:
+    parts = _PARTS.split(text.lower())
+    for part in parts[:4]:
+        category = VERBS.get(part)
+        if category is not None:
+            return category
+    return VERBS.get(text.lower())

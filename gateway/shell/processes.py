@@ -1,0 +1,58 @@
+"""Process listings: `ps`, `pgrep`, `pidof`. What they print is judged by what it is used for.
+
+- Their PIDs, when they list processes the agent did not start — the whole machine (`ps aux`, `ps -e`),
+  another user's (`pgrep -u postgres`), a system daemon by name (`pidof sshd`) — carry ``Flow.processes``:
+  a `kill` handed them (`ps aux | grep node | awk '{print $2}' | xargs kill -9`) is ``process_kill``
+  (operations.py), whatever filter picked them in between.
+- `ps e` (BSD `e`) prints every process's environment: a dump of secrets, like `env`.
+"""
+
+from __future__ import annotations
+
+from gateway.shell.flow import ENVIRONMENT, LOCAL_DATA, Flow
+from gateway.shell.invocation import Call
+
+# Processes every agent machine runs that the agent did not start (matched by pgrep/pidof pattern).
+DAEMONS = frozenset({"init", "systemd", "sshd", "cron", "crond", "dockerd", "containerd", "kubelet", "postgres",
+                     "postgresql", "mysqld", "mariadbd", "redis-server", "nginx", "apache2", "httpd", "xorg",
+                     "gdm", "sddm", "dbus-daemon", "networkmanager", "rsyslogd", "journald", "systemd-journald",
+                     "auditd", "polkitd", "udevd", "systemd-udevd", "snapd", "sudo", "login", "agetty",
+                     "gnome-shell", "plasmashell", "code", "claude", "gemini", "acteon-gateway", "mongod",
+                     "elasticsearch", "java", "node", "python", "python3", "ruby", "php-fpm", "memcached",
+                     "rabbitmq-server", "kafka", "zookeeper", "etcd", "containerd-shim", "tmux", "screen", "ssh-agent",
+                     "gpg-agent", "pulseaudio", "pipewire", "Xwayland", "xwayland"})
+_SYSTEM_WIDE = frozenset("aAegx")  # ps letters that widen the listing beyond this terminal's processes
+
+
+def ps(call: Call) -> Flow:
+    flow = Flow(local_data=True)
+    for word in call.args:
+        value = word.value
+        if value.startswith("--"):
+            continue
+        letters = value[1:] if value.startswith("-") else value
+        if not value.startswith("-") and "e" in letters and letters.isalpha():
+            flow = flow.merge(ENVIRONMENT)  # BSD `ps e`/`ps auxe`/`ps eww`: environments after the commands
+        if set(letters) & _SYSTEM_WIDE or value in ("-e", "-A"):
+            flow = flow.merge(Flow(processes=True))
+    return flow
+
+
+def pgrep(call: Call) -> Flow:
+    """pgrep/pidof: PIDs of another user's processes or of a daemon are processes the agent did not start."""
+    options_with_user = ("-u", "-U", "-G", "-g", "--euid", "--uid", "--group", "--pgroup")
+    names = []
+    others = False
+    args = call.args
+    for i, word in enumerate(args):
+        value = word.value
+        if value in options_with_user or any(value.startswith(o) and len(value) > 2 and not o.startswith("--")
+                                             for o in options_with_user):
+            others = True
+        elif not value.startswith("-") and not (i > 0 and args[i - 1].value in ("-P", "--parent", "-s", "--session",
+                                                                                 "-t", "--terminal", "-F",
+                                                                                 "--pidfile")):
+            names.append(value.lstrip("^").rstrip("$").strip().rsplit("/", 1)[-1].lower())
+    if others or any(n in DAEMONS or n in ("", ".", ".*") for n in names):
+        return Flow(local_data=True, processes=True)
+    return LOCAL_DATA

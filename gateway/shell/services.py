@@ -1,0 +1,64 @@
+"""Services reached over HTTP, judged by what a request to them does (docs/rules.md#what-a-request-does).
+
+A `curl` is data transfer to the shell, but the same request can post to a team's chat, charge a card or
+drop a search index. The effect is read from the method and the endpoint:
+
+- **messages**: endpoints that exist to deliver a message — chat and incident webhooks, mail and SMS APIs
+  — and payment APIs written to → ``outward_message``;
+- **data stores** spoken to over HTTP (Elasticsearch/OpenSearch, CouchDB, Solr, InfluxDB, Meilisearch,
+  Typesense, Qdrant …), by port or by their destructive endpoints: a `DELETE`, `_delete_by_query`, an index
+  drop → ``database_destroy``; other writes → ``database_change``;
+- any other `DELETE` to a host off this machine → ``infra_destroy``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gateway.shell import categories as cat
+from gateway.shell import hosts as hostnames
+from gateway.shell.invocation import Call
+
+# Hosts whose requests deliver messages (any method: they are send-only endpoints).
+_MESSAGE_HOSTS = ("hooks.slack.com", "slack.com/api/chat.", "discord.com/api/webhooks", "discordapp.com/api/webhooks",
+                  "webhook.office.com", "outlook.office.com/webhook", "api.telegram.org/bot", "chat.googleapis.com",
+                  "api.twilio.com", "api.sendgrid.com", "api.mailgun.net", "api.postmarkapp.com", "api.pushover.net",
+                  "events.pagerduty.com", "api.opsgenie.com", "hooks.zapier.com", "api.mailchimp.com",
+                  "mandrillapp.com/api", "api.resend.com", "api.brevo.com", "api.sparkpost.com", "api.vonage.com",
+                  "rest.nexmo.com", "api.messagebird.com", "graph.facebook.com", "api.twitter.com", "api.x.com",
+                  "api.linkedin.com", "api.pushbullet.com", "maker.ifttt.com", "ntfy.sh", "api.postmark.com",
+                  "smtp.", "mattermost", "/hooks/", "/webhook", "rocket.chat")
+# Payment APIs: a write there moves money.
+_PAYMENT_HOSTS = ("api.stripe.com", "api.paypal.com", "api-m.paypal.com", "connect.squareup.com",
+                  "api.squareup.com", "api.braintreegateway.com", "api.adyen.com", "checkout-test.adyen.com",
+                  "api.razorpay.com", "api.mollie.com", "api.lemonsqueezy.com", "api.paddle.com", "api.coinbase.com")
+_DATASTORE_PORTS = frozenset({"9200", "9201", "9243", "5984", "8983", "8086", "8529", "6333", "7700", "8108", "7474",
+                              "8091", "2379", "4001", "8123", "8428"})
+_DATASTORE_DESTROY = re.compile(r"/_delete_by_query|/_all\b|/_flush|/_truncate|/_drop|/solr/[^/]+/update\?.*delete|"
+                                r"/api/v\d+/.*(?:drop|truncate)|/_data_stream/", re.I)
+_WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def judge(call: Call, method: str, urls: list[str]) -> None:
+    """Flag what ``method`` requests to ``urls`` do."""
+    method = method.upper()
+    for url in urls[:64]:
+        lowered = url.lower()
+        rest = lowered.split("://", 1)[-1]
+        host = hostnames.bare_url_host(url) or ""
+        port_match = re.match(r"^(?:[^@/]*@)?(?:\[[^\]]+\]|[^:/]+):(\d+)", rest)
+        port = port_match.group(1) if port_match else ""
+        local = not host or hostnames.is_local(host)
+        messages = not local and any(marker in rest for marker in _MESSAGE_HOSTS) and (
+            method in _WRITES or "/bot" in rest)
+        pays = method in _WRITES and any(rest.startswith(h) for h in _PAYMENT_HOSTS)
+        if messages or pays:
+            call.flag(cat.OUTWARD_MESSAGE)
+        datastore = port in _DATASTORE_PORTS or "elastic" in host or "opensearch" in host or "solr" in host or \
+            "couch" in host
+        if (_DATASTORE_DESTROY.search(rest) and method in _WRITES) or (datastore and method == "DELETE"):
+            call.flag(cat.DATABASE_DESTROY)
+        elif datastore and method in _WRITES and not local:
+            call.flag(cat.DATABASE_CHANGE)
+        elif method == "DELETE" and not local:
+            call.flag(cat.INFRA_DESTROY)

@@ -1,0 +1,143 @@
+"""The local files a shell command may run, read so the gateway judges them with the command.
+
+A check of the command line alone is skipped by one extra step: write `cleanup.sh`, then run `bash
+cleanup.sh` (or `./cleanup.sh`, `source`, `make clean`, `npm run clean`, `python3 tool.py`). So the
+command hook reads the files a command could run — scripts named in it, and the manifests the build and
+task runners it names load from their directory (Makefile, package.json, justfile, …) — and sends their
+text beside the call (``files`` in the dispatch request, docs/rules.md#what-runs-is-judged). The gateway's
+parser decides which of them actually run; the rest is never looked at.
+
+Standard library only, bounded (files, bytes, words examined), and careful about what it reads: only
+files that look like programs (a ``#!`` line, a script suffix, the executable bit, or a runner's manifest
+name), so a command that merely names a key file never ships the key. A program too large to send is
+sent as ``None``: the gateway cannot see it and treats running it as unknowable.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the hook imports nothing it does not need at run time
+    from collections.abc import Callable
+
+MAX_FILES = 16
+MAX_FILE_BYTES = 128 * 1024  # a program larger than this is sent as None (the request body stays < 1 MiB)
+MAX_TOTAL_BYTES = 512 * 1024
+MAX_WORDS = 512
+
+SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".py", ".js", ".mjs", ".cjs", ".rb", ".pl", ".php", ".mk", ".sql")
+# Runner → the files it loads from its directory when none is named.
+MANIFESTS: dict[str, tuple[str, ...]] = {
+    "make": ("Makefile", "makefile", "GNUmakefile"),
+    "gmake": ("GNUmakefile", "makefile", "Makefile"),
+    "npm": ("package.json",),
+    "pnpm": ("package.json",),
+    "yarn": ("package.json",),
+    "bun": ("package.json",),
+    "just": ("justfile", "Justfile", ".justfile"),
+    "task": ("Taskfile.yml", "Taskfile.yaml"),
+    **dict.fromkeys(("honcho", "foreman", "overmind", "hivemind", "forego"), ("Procfile", "Procfile.dev")),
+}
+_SEPARATORS = ";&|()<>`$\"'\n"
+
+
+def _words(command: str) -> list[str]:
+    """Every word of the command, nested quoted strings split again (``bash -c "./x.sh"``)."""
+    out: list[str] = []
+    pending = [command]
+    while pending and len(out) < MAX_WORDS:
+        text = pending.pop()
+        for ch in _SEPARATORS:
+            text = text.replace(ch, " ")
+        for word in text.split():
+            if len(out) >= MAX_WORDS:
+                break
+            out.append(word)
+            if "=" in word:
+                out.append(word.split("=", 1)[1])  # --file=x.sh, VAR=./x
+    return out
+
+
+def _join(directory: str, name: str) -> str:
+    import posixpath
+
+    return posixpath.normpath(name if name.startswith("/") else posixpath.join(directory, name))
+
+
+def _looks_like_program(path: str, head: bytes, mode: int) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (head.startswith(b"#!") or name.endswith(SCRIPT_SUFFIXES) or bool(mode & 0o111)
+            or any(name in names for names in MANIFESTS.values()) or name.startswith("Procfile"))
+
+
+def read_local(path: str, limit: int = MAX_FILE_BYTES) -> tuple[str, bytes | None, int]:
+    """(kind: "file", "dir" or "", content up to ``limit`` + 1 bytes, mode). Never opens anything but a
+    regular file (a FIFO would block the hook)."""
+    import os
+    import stat
+
+    try:
+        st = os.stat(path)  # noqa: PTH116 - pathlib costs the hook an import on every call
+    except (OSError, ValueError):
+        return "", None, 0
+    if stat.S_ISDIR(st.st_mode):
+        return "dir", None, st.st_mode
+    if not stat.S_ISREG(st.st_mode):
+        return "", None, 0
+    try:
+        with open(path, "rb") as f:
+            return "file", f.read(limit + 1), st.st_mode
+    except OSError:
+        return "file", None, st.st_mode
+
+
+def attach(command: str, cwd: str, home: str | None = None,
+           read: Callable[[str], tuple[str, bytes | None, int]] = read_local) -> dict[str, str | None]:
+    """``{absolute path: text}`` of the local programs ``command`` may run (``None``: too large to send)."""
+    if not isinstance(command, str) or not isinstance(cwd, str) or not cwd.startswith("/"):
+        return {}
+    words = _words(command[: 1 << 16])
+    manifests = [m for name in dict.fromkeys(w.rsplit("/", 1)[-1] for w in words) for m in MANIFESTS.get(name, ())]
+    directories = [cwd]
+    out: dict[str, str | None] = {}
+    total = 0
+    seen: set[str] = set()
+    for word in words:
+        if word.startswith("~/") and home and home.startswith("/"):
+            word = home + word[1:]
+        elif word.startswith(("-", "~")):
+            continue
+        path = _join(cwd, word)
+        if path in seen:
+            continue
+        seen.add(path)
+        if len(seen) > 64:
+            break
+        kind, content, mode = read(path)
+        if kind == "dir":
+            # `cd sub && make`, `make -C sub`, `npm --prefix web run x`: runners load from named directories.
+            if len(directories) < 8:
+                directories.append(path)
+        elif kind == "file" and content is not None and _looks_like_program(path, content[:2], mode) \
+                and b"\0" not in content[:8192]:
+            total = _add(out, path, content, total)
+            if len(out) >= MAX_FILES:
+                return out
+    for directory in directories if manifests else ():
+        for name in manifests:
+            path = _join(directory, name)
+            if path in out:
+                continue
+            kind, content, _ = read(path)
+            if kind == "file" and content is not None and b"\0" not in content[:8192]:
+                total = _add(out, path, content, total)
+                if len(out) >= MAX_FILES:
+                    return out
+    return out
+
+
+def _add(out: dict[str, str | None], path: str, content: bytes, total: int) -> int:
+    if len(content) > MAX_FILE_BYTES or total + len(content) > MAX_TOTAL_BYTES:
+        out[path] = None
+        return total
+    out[path] = content.decode("utf-8", "replace")
+    return total + len(content)

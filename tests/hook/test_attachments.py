@@ -1,0 +1,65 @@
+"""What the command hook reads and sends with a shell call (hook/attachments.py): the programs the command
+may run — and only those, bounded."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hook import attachments as a
+
+
+def test_scripts_named_in_the_command_are_attached(tmp_path: Path) -> None:
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "clean.sh").write_text("rm -rf build\n")
+    (tmp_path / "tool").write_text("#!/usr/bin/env python3\nprint(1)\n")
+    (tmp_path / "notes.txt").write_text("rm -rf ~\n")
+    sent = a.attach("bash scripts/clean.sh && ./tool && cat notes.txt", str(tmp_path))
+    assert sent == {str(tmp_path / "scripts" / "clean.sh"): "rm -rf build\n",
+                    str(tmp_path / "tool"): "#!/usr/bin/env python3\nprint(1)\n"}
+
+
+def test_nested_quoted_commands_and_home_paths(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "x.sh").write_text("echo hi\n")
+    (tmp_path / "y.sh").write_text("echo y\n")
+    sent = a.attach("sh -c './y.sh --flag' && bash ~/x.sh", str(tmp_path), str(home))
+    assert set(sent) == {str(tmp_path / "y.sh"), str(home / "x.sh")}
+
+
+def test_runners_manifests_come_from_the_directory_they_run_in(tmp_path: Path) -> None:
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "package.json").write_text('{"scripts": {}}')
+    (tmp_path / "Makefile").write_text("all:\n\ttrue\n")
+    assert set(a.attach("cd web && npm run build", str(tmp_path))) == {str(tmp_path / "web" / "package.json")}
+    assert set(a.attach("make", str(tmp_path))) == {str(tmp_path / "Makefile")}
+    assert a.attach("ls -la", str(tmp_path)) == {}
+
+
+def test_only_programs_are_read_never_keys_or_data(tmp_path: Path) -> None:
+    (tmp_path / "id_rsa").write_text("-----BEGIN RSA PRIVATE KEY-----\n")
+    (tmp_path / ".env").write_text("TOKEN=x\n")
+    (tmp_path / "blob.sh").write_bytes(b"\x00\x01binary")
+    assert a.attach("scp -i id_rsa .env host: && sh blob.sh", str(tmp_path)) == {}
+
+
+def test_bounds_large_programs_are_named_but_not_sent(tmp_path: Path) -> None:
+    (tmp_path / "big.sh").write_text("#" * (a.MAX_FILE_BYTES + 10))
+    assert a.attach("bash big.sh", str(tmp_path)) == {str(tmp_path / "big.sh"): None}
+    for i in range(a.MAX_FILES + 5):
+        (tmp_path / f"s{i}.sh").write_text("true\n")
+    many = a.attach(" ; ".join(f"sh s{i}.sh" for i in range(a.MAX_FILES + 5)), str(tmp_path))
+    assert len(many) == a.MAX_FILES
+
+
+def test_a_fifo_is_never_opened(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.sh"
+    os.mkfifo(fifo)
+    assert a.attach("bash pipe.sh", str(tmp_path)) == {}  # opening it would block the hook
+
+
+def test_garbage_in_gives_nothing() -> None:
+    assert a.attach(None, "/tmp") == {}  # type: ignore[arg-type]
+    assert a.attach("ls", "relative") == {}
+    assert a.attach("x " * 100_000, "/nonexistent") == {}

@@ -1,0 +1,125 @@
+"""Powerful CLIs judged by their known-safe tables (gateway/shell/clis.py, gateway/shell/cli_tables/).
+
+Each family: read-only work stays clean (global options first, dry runs, plans), anything not known safe is a
+change, known destroys and secret printers are what they are — in spellings the tables never list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gateway.shell import analyze, clis
+from gateway.shell import categories as cat
+
+CWD = "/home/agent/work/shop"
+HOME = "/home/agent"
+
+CASES = {
+    cat.INFRA_DESTROY: [
+        "kubectl -n payments --context prod delete deploy api", "helm --kube-context prod-eu uninstall checkout",
+        "terragrunt run-all destroy --terragrunt-non-interactive",
+        "aws --region eu-west-1 s3 sync ./dist s3://b --delete",
+        "aws kms schedule-key-deletion --key-id 1234 --pending-window-in-days 7", "gcloud run services delete api",
+        "gcloud --project p compute instances stop vm-1", "az group delete -n rg-prod --yes",
+        "gh api -X DELETE repos/o/r",
+        "gh repo edit o/r --visibility public", "fly apps destroy shop-staging -y",
+        "heroku pg:reset -a shop --confirm shop",
+        "doctl compute droplet delete web-1", "pulumi destroy --yes -s prod", "vercel rm shop-preview --yes",
+        "docker --context prod volume rm pgdata", "eksctl delete cluster --name prod",
+    ],
+    cat.INFRA_CHANGE: [
+        "kubectl apply -f k8s/", "kubectl -n prod scale deploy api --replicas=0", "helm upgrade --install api ./chart",
+        "terraform apply -auto-approve", "gcloud run deploy api --image gcr.io/p/api", "fly deploy", "vercel --prod",
+        "aws lambda update-function-configuration --function-name f --timeout 30", "pulumi up --yes",
+        "netlify deploy --prod", "az webapp config appsettings set -n app -g rg --settings X=1",
+        "gh pr merge 12 --squash",
+    ],
+    cat.DATABASE_DESTROY: [
+        "bundle exec rails db:drop", "python manage.py flush --noinput", "php artisan migrate:fresh --seed",
+        "npx prisma migrate reset --force", "alembic downgrade base", "flask db downgrade", "bq rm -f -t ds.events",
+        "docker exec db psql -U app -c 'DROP TABLE users'", "sequelize db:migrate:undo:all",
+    ],
+    cat.PUBLISH: [
+        "docker buildx build --platform linux/amd64 --push -t ghcr.io/o/x .", "mvn -DskipTests -P release deploy",
+        "./gradlew publishToMavenCentral", "python -m twine upload dist/*", "npm deprecate pkg@1 'old'",
+        "yarn workspace @o/sdk npm publish", "cargo publish", "skopeo copy docker-archive:x.tar docker://ghcr.io/o/x",
+    ],
+    cat.CREDENTIAL_ACCESS: [
+        "terraform output -json", "terraform output -raw db_password", "kubectl get secret db -o yaml",
+        "kubectl config view --raw", "aws secretsmanager get-secret-value --secret-id prod/db",
+        "gcloud secrets versions access latest --secret=api-key", "az keyvault secret show --vault-name v -n k",
+        "sops -d secrets.enc.yaml", "heroku config -a shop", "vercel env pull .env.local", "op read op://vault/item/pw",
+    ],
+    cat.CREDENTIAL_CREATION: [
+        "aws iam create-access-key --user-name ci", "gcloud iam service-accounts keys create k.json --iam-account a@b",
+        "gh repo deploy-key add key.pub", "az ad sp create-for-rbac -n ci", "npm token create", "vault token create",
+    ],
+    cat.OUTWARD_MESSAGE: [
+        "stripe charges create --amount 2000 --currency eur", "aws ses send-email --from a@b --to c@d",
+        "aws sns publish --topic-arn arn --message hi", "gh issue comment 3 --body done", "sendmail -t < mail.txt",
+        "twilio api:core:messages:create --to +1 --from +2 --body hi",
+    ],
+    cat.PERSISTENCE: ["npm config set script-shell /tmp/wrap.sh", "yarn config set node-options '--require x'"],
+}
+READ_ONLY = [
+    "kubectl --context prod -n payments get pods -o wide", "kubectl logs -f deploy/api",
+    "kubectl apply --dry-run=client -f k8s/",
+    "kubectl diff -f k8s/", "helm -n prod list", "helm template ./chart", "terraform -chdir=infra plan -destroy",
+    "terraform plan -out plan.tfplan", "terraform output -raw cdn_domain", "terragrunt run-all plan",
+    "aws --profile prod ec2 describe-instances", "aws s3 ls s3://bucket", "aws s3 cp s3://b/data.csv ./data/",
+    "aws logs tail /aws/lambda/f --follow", "gcloud --project p run services list", "gcloud config list",
+    "az vm list -o table", "gh pr list", "gh api repos/o/r/pulls", "gh secret list", "fly status", "fly logs",
+    "heroku logs --tail", "pulumi preview", "pulumi stack output url", "docker build -t x .", "docker compose up -d",
+    "docker compose down", "docker run --rm -v $PWD:/app node:20 npm test", "docker ps -a", "npm publish --dry-run",
+    "cargo publish --dry-run", "bundle exec rails db:migrate", "python manage.py migrate", "alembic upgrade head",
+    "php artisan test", "npx prisma generate", "mvn -q test", "./gradlew build", "op --version", "sops -e x.yaml",
+]
+
+
+def categories(command: str) -> frozenset[str]:
+    return analyze(command, CWD, HOME).categories
+
+
+@pytest.mark.parametrize(("category", "command"), [(c, x) for c, xs in CASES.items() for x in xs])
+def test_what_a_powerful_cli_does_is_flagged(category: str, command: str) -> None:
+    assert category in categories(command), categories(command)
+
+
+@pytest.mark.parametrize("command", READ_ONLY)
+def test_known_safe_work_stays_clean(command: str) -> None:
+    assert not categories(command) - {cat.NETWORK_LISTEN}, categories(command)
+
+
+def test_every_table_loads_and_names_known_categories() -> None:
+    tables = clis.tables()
+    assert {"kubectl", "aws", "gcloud", "az", "terraform", "helm", "docker", "gh", "rails", "stripe"} <= set(tables)
+    for table in tables.values():
+        assert table.change in cat.ALL_CATEGORIES and table.destroy in cat.ALL_CATEGORIES
+
+
+def test_a_table_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown keys"):
+        clis._table("x", "tool", {"raed": ["get"]})
+    with pytest.raises(ValueError, match="unknown category"):
+        clis._table("x", "tool", {"change": "infra_chnage"})
+
+
+def test_a_subcommand_nobody_listed_is_a_change_not_an_allow() -> None:
+    """The point of known-safe tables: a new verb in the next release is not waved through."""
+    assert cat.INFRA_CHANGE in categories("kubectl frobnicate deployment api")
+    assert cat.INFRA_CHANGE in categories("gcloud run services frobnicate api")
+
+
+def test_commands_handed_to_a_container_or_a_pod_are_followed() -> None:
+    assert cat.DESTRUCTIVE_DELETE in categories("kubectl exec -it api-0 -- rm -rf /data")
+    assert cat.DATABASE_DESTROY in categories("docker compose exec db psql -c 'TRUNCATE orders'")
+    assert cat.DATABASE_DESTROY in categories("pnpm --filter api exec prisma migrate reset --force")
+    assert not categories("docker exec api ls /app")
+
+
+def test_flag_conditions_read_values_in_every_spelling() -> None:
+    for spelling in ("-X DELETE", "-XDELETE", "--method=DELETE", "--method DELETE"):
+        assert cat.INFRA_DESTROY in categories(f"gh api {spelling} repos/o/r/hooks/1"), spelling
+    assert cat.INFRA_CHANGE in categories("gh api -f title=x repos/o/r/issues")  # a field makes it a POST
+    assert not categories("gh api -X GET repos/o/r")
