@@ -91,6 +91,7 @@ class Dispatcher:
                 if call.action_type == c.SPAWN_AGENT else "",
                 # A call from inside a Claude sub-agent carries its agent_type: the caller is one level down.
                 depth=2 if req.agent_type else 1,
+                instead=suggestion_for(call) if breach is None else None,
             )
             if not isinstance(verdict, Recheck):
                 decision = verdict
@@ -103,10 +104,6 @@ class Dispatcher:
         if decision.outcome == c.REROUTED and evaluation.terminal is not None:
             updated = rewrite_input(evaluation.terminal, req.input)
         reason = decision.reason
-        if decision.outcome in (c.SUPPRESSED, c.PENDING_APPROVAL) and decision.rule != SCOPE_RULE:
-            instead = suggestion_for(call)
-            if instead is not None:
-                reason = f"{reason}. Instead: {instead}"  # what the agent can do that will run
         if decision.retry_after_ms is not None:
             reason = f"{reason} (retry in {decision.retry_after_ms / 1000:.1f}s)"
         elif decision.outcome == c.PENDING_APPROVAL:

@@ -101,6 +101,10 @@ def attach(command: str, cwd: str, home: str | None = None,
     out: dict[str, str | None] = {}
     total = 0
     seen: set[str] = set()
+    # `make -f Makefile.local`, `just -f tasks.just`: the file a runner is told to load, whatever its name.
+    named = {words[i + 1] for i in range(1, len(words) - 1)
+             if words[i] in ("-f", "--file", "--makefile", "--justfile")
+             and any(w.rsplit("/", 1)[-1] in MANIFESTS for w in words[max(0, i - 3):i])}
     for word in words:
         if word.startswith("~/") and home and home.startswith("/"):
             word = home + word[1:]
@@ -117,8 +121,8 @@ def attach(command: str, cwd: str, home: str | None = None,
             # `cd sub && make`, `make -C sub`, `npm --prefix web run x`: runners load from named directories.
             if len(directories) < 8:
                 directories.append(path)
-        elif kind == "file" and content is not None and _looks_like_program(path, content[:2], mode) \
-                and b"\0" not in content[:8192]:
+        elif kind == "file" and content is not None and b"\0" not in content[:8192] and (
+                word in named or _looks_like_program(path, content[:2], mode)):
             total = _add(out, path, content, total)
             if len(out) >= MAX_FILES:
                 return out

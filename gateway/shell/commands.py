@@ -74,7 +74,8 @@ HANDLERS: dict[str, Handler] = {
     "tail": readers.head_tail,
     **dict.fromkeys(["nl", "wc", "cut", "paste", "fold", "fmt", "expand", "unexpand", "column", "less",
                      "more", "most", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum",
-                     "cksum", "comm", "cmp", "hexdump", "bat"],
+                     "cksum", "comm", "cmp", "hexdump", "bat", "shellcheck", "hadolint", "yamllint", "actionlint",
+                     "jsonlint", "markdownlint", "shfmt"],
                     readers.plain_filter),
     "tr": readers.tr,
     "rev": readers.rev,
@@ -148,8 +149,9 @@ HANDLERS: dict[str, Handler] = {
        for name in ("npm", "pnpm", "yarn", "bun")},
     **dict.fromkeys(["just", "task"], tasks.task_runner),
     **dict.fromkeys(["honcho", "foreman", "overmind", "hivemind", "forego"], tasks.procfile_runner),
-    **{name: operations.with_judges(packages.HANDLERS[name], judge) for name, judge in operations.PUBLISHERS.items()},
-    "go": operations.with_judges(packages.HANDLERS["go"], *operations.RUNNER_AND_PUBLISH),
+    **{name: operations.with_judges(packages.HANDLERS[name], judge, operations.LAUNCHED)
+       for name, judge in operations.PUBLISHERS.items()},
+    "go": operations.with_judges(packages.HANDLERS["go"], *operations.RUNNER_AND_PUBLISH, operations.LAUNCHED),
     # infrastructure, databases, registries, processes, credential stores
     **operations.INFRA,
     # floods
@@ -184,6 +186,7 @@ HANDLERS: dict[str, Handler] = {
 # Powerful CLIs judged by their known-safe tables (gateway/shell/cli_tables), on top of their own handler.
 for _name in clis.tables():
     HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
+HANDLERS["rails"] = interpreters.code_runner(HANDLERS["rails"])
 
 _VERSIONED = (
     (re.compile(r"python[0-9.]*|pypy[0-9.]*"), interpreters.python),

@@ -94,3 +94,21 @@ def seq(call: Call) -> Flow:
 
 def yes(call: Call) -> Flow:
     return Flow(opaque=True, unbounded=True)
+
+
+_FOREVER = re.compile(r"^(?:while|until)\s+(?:true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\)|false)\s*;?\s*do\b", re.S)
+_BACKGROUND = re.compile(r"(?<![&>|])&(?![&>])")
+
+
+def spawns_forever(loop: str) -> bool:
+    """An endless loop that starts a background job each time round and never waits for one."""
+    loop = loop[: 1 << 16]
+    return bool(_FOREVER.match(loop)) and bool(_BACKGROUND.search(loop)) and "wait" not in loop
+
+
+_CREATES = re.compile(r"\b(?:" + "|".join(sorted(CREATORS)) + r")\b|&\s*(?:$|done|\))|>\s*\S")
+
+
+def creates_things(body: str) -> bool:
+    """A loop body that makes a file or a process each time round (a command that creates, `&`, `> file`)."""
+    return bool(_CREATES.search(body[: 1 << 16]))

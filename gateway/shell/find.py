@@ -73,10 +73,19 @@ def find(call: Call) -> Flow:
     for command in commands:
         for target in targets:
             item = placeholder("{}", target)
-            argv = [item if "{}" in word.value else word for word in command]
+            argv = [item if word.value == "{}" else _inside(word, target) if "{}" in word.value else word
+                    for word in command]
             if argv:
                 call.invoke(argv)
     return Flow(opaque=True, listing=targets[0])
+
+
+def _inside(word: Word, target: Target) -> Word:
+    """`-F file=@{}`, `{}.bak`: the found name inside a larger word, written as a path under where find looks."""
+    if target.path is None:
+        return Word(word.value, literal=False, wild=0)
+    value = word.value.replace("{}", target.path.rstrip("/") + "/*")
+    return Word(value, literal=False, wild=value.index("*"))
 
 
 def _results(call: Call, root: Word, filtered: bool, hits_git: bool) -> Target:

@@ -16,9 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gateway.shell import categories as cat
-from gateway.shell import clis, operators, services
+from gateway.shell import clis, lexicon, operators, services
 from gateway.shell import code as program
 from gateway.shell import hosts as hostnames
+from gateway.shell.databases import sql_effect
 from gateway.shell.facts import SHELL_READS_STDIN
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.generic import note_arguments
@@ -174,7 +175,8 @@ _RUN = ("exec(", "eval(", "execfile", "compile(", "os.system", "subprocess", "sy
 # `send(:"sys" + "tem")`, `__import__('o' + 's')`, `globals()[name](`.
 _COMPUTED_NAME = re.compile(r"""(?:\brequire|\bimport|__import__|import_module)\s*\(\s*"""
                             r"""(?:['"][^'"]*['"]\s*\+|[A-Za-z_$][\w$]*\s*[+)])"""
-                            r"""|\[\s*['"][^'"\]]*['"]\s*\+[^\]]*\]\s*\(|\.send\(\s*:?['"]?\w*['"]?\s*\+""")
+                            r"""|\[\s*['"][^'"\]]*['"]\s*\+[^\]]*\]\s*\(|\.send\(\s*:?['"]?\w*['"]?\s*\+"""
+                            r"""|\b(?:send|public_send|__send__|method)\s*\(\s*:?['"]?(?:system|exec|spawn|syscall|`)\b""")
 # Redis client libraries, in any language: `import redis`, `require('ioredis')`, `Redis.new`, `Predis\Client`.
 _REDIS_CLIENT = re.compile(r"""\bimport\s+(?:redis|aioredis|valkey)\b|\bfrom\s+(?:redis|aioredis|valkey)\b"""
                            r"""|require\(\s*['"](?:ioredis|redis|@redis/client|valkey)['"]\s*\)"""
@@ -190,6 +192,9 @@ _PRINTS_SECRET = re.compile(r"""(?:console\.\w+|print|puts|pp|p|echo|printf|say|
                             r"""(?:process\.env\.|os\.environ\[\s*['"]|os\.getenv\(\s*['"]|ENV\[\s*['"]|\$ENV\{\s*['"]?|getenv\(\s*['"])"""
                             r"""\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL)""",
                             re.I)
+# SQL handed to a database driver (`.execute("…")`, `.query('…')`, `.exec(…)`, `.raw(…)`).
+_SQL_IN_CODE = re.compile(r"""\.(?:execute|executemany|executescript|exec|query|raw|run)\s*\(\s*[rbfu]?"""
+                          r"""(['"])((?:(?!\1).){6,4000})\1""", re.S)
 _URL_IN_CODE = re.compile(r"""https?://[^\s'"`<>)]+""")
 # Cloud, payment and messaging SDKs: a destroy or a send through them is the CLI's destroy or send.
 _CLOUD_SDK = re.compile(r"""\bboto3\b|\bbotocore\b|google\.cloud|from\s+azure|@aws-sdk/|['"]aws-sdk['"]"""
@@ -313,6 +318,10 @@ def analyze_code(call: Call, code: str, lang: _Language) -> None:
         call.flag(cat.CREDENTIAL_ACCESS)  # the whole environment walked, or a secret variable printed
     for url in _URL_IN_CODE.findall(code[: 1 << 16])[:64]:
         services.judge(call, "POST", [url])  # a webhook named in a program is there to be posted to
+    for statement in _SQL_IN_CODE.findall(code[: 1 << 16])[:32]:
+        effect = sql_effect(statement[1])
+        if effect == cat.DATABASE_DESTROY:
+            call.flag(effect)  # `cur.execute("TRUNCATE trips")` through a database driver
     sdk = _SDK_EFFECT.search(code)
     if sdk is not None and _CLOUD_SDK.search(code):
         call.flag(cat.INFRA_DESTROY if sdk.group(1) else cat.OUTWARD_MESSAGE)
@@ -388,6 +397,8 @@ def _interpreter(lang: _Language) -> Handler:
                 call.invoke([Word(parsed.module.value.split(".", 1)[0]), *parsed.operands])
             else:
                 note_arguments(call, parsed.operands)
+                if "." in parsed.module.value:  # the project's own module (`python -m app.jobs.rebuild --drop`)
+                    lexicon.judge_launched(call, parsed.operands, parsed.module.value.replace(".", "/"))
             return OPAQUE
         operands = parsed.operands
         if not parsed.code and operands and operands[0].value.rsplit("/", 1)[-1] in _TASK_SCRIPTS:
@@ -397,6 +408,8 @@ def _interpreter(lang: _Language) -> Handler:
             content = call.file_content(operands[0])
             if content is not None:
                 _run_foreign(call, content, lang)
+            if operands[0].value.rsplit("/", 1)[-1] not in _TASK_SCRIPTS:  # those have their own table
+                lexicon.judge_launched(call, operands[1:], operands[0].value)  # `python3 tools/x.py purge --all`
             operands = operands[1:]
         elif not parsed.code:
             _run_foreign(call, call.stdin, lang)
@@ -427,3 +440,15 @@ perl = _interpreter(_PERL)
 ruby = _interpreter(_RUBY)
 php = _interpreter(_PHP)
 node = _interpreter(_NODE)
+
+
+def code_runner(handler: Handler) -> Handler:
+    """`rails runner 'CODE'` (and `rails r`): the Ruby code is read like `ruby -e`, then the table judges the
+    rest (gateway/shell/cli_tables/databases.yaml lists `runner` as safe: its code decides)."""
+    def handle(call: Call) -> Flow:
+        operands = [w for w in call.args if not w.value.startswith("-")]
+        if operands[:1] and operands[0].value in ("runner", "r") and len(operands) > 1:
+            call.invoke([Word("ruby"), Word("-e"), operands[1]])
+        return handler(call)
+
+    return handle

@@ -14,6 +14,7 @@ import re
 
 from gateway.shell import categories as cat
 from gateway.shell.invocation import Call
+from gateway.shell.words import Word
 
 VERBS: dict[str, str] = {
     **dict.fromkeys(("delete", "destroy", "purge", "wipe", "erase", "nuke", "terminate", "deregister", "unregister",
@@ -26,6 +27,11 @@ VERBS: dict[str, str] = {
     **dict.fromkeys(("send", "sendmail", "email", "mail", "sms", "notify", "broadcast", "announce", "tweet", "invite",
                      "charge", "refund", "payout", "pay"), cat.OUTWARD_MESSAGE),
 }
+# In an option's name only the unmistakable verbs count (`--drop-existing`, `--upload-app`): `--reset-weights`
+# or `--apply-patch` of a training script say nothing about the world outside.
+_OPTION_VERBS = frozenset({"delete", "destroy", "purge", "wipe", "erase", "nuke", "drop", "truncate", "obliterate",
+                           "expunge", "deploy", "publish", "upload", "submit", "send", "sendmail", "email", "sms",
+                           "broadcast", "charge", "refund", "payout"})
 _WORD = re.compile(r"^[a-z][a-z0-9]*(?:[-_:][a-z0-9]+)*$")
 _PARTS = re.compile(r"[-_:]")
 _MAX_WORDS = 3
@@ -35,18 +41,38 @@ def judge(call: Call) -> None:
     """Flag what the verbs in the subcommand words and long option names of ``call`` say it does. Only a
     call shaped like a CLI's (a subcommand with a target or options: `x deploy web`, `x submit --prod`) is
     read: `form submit` names no program anyone ships."""
-    operands = [w for w in call.args if not w.value.startswith("-")]
-    if len(operands) < 2 and len(operands) == len(call.args):
+    judge_words(call, call.args)
+
+
+def judge_launched(call: Call, args: list[Word], program: str = "") -> None:
+    """The arguments of a program the project itself launches — `go run ./cmd/purge -- --all`, `cargo run --
+    vehicles decommission`, `python3 tools/x.py wipe --env prod`, `python -m app.jobs rebuild --drop-existing`:
+    a program nobody described, read the same way; its own name too (`tools/purge_tenant.py`)."""
+    name = program.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0] if program else ""
+    category = _verb(name) if name and _WORD.match(name.lower().replace("_", "-")) else None
+    if category is not None and args and not any(w.value.split("=", 1)[0] in _REHEARSALS for w in args):
+        call.flag(category)
+    judge_words(call, args)
+
+
+_REHEARSALS = frozenset({"--dry-run", "--dryrun", "--dry_run", "--what-if", "--noop", "--simulate", "--check"})
+
+
+def judge_words(call: Call, args: list[Word]) -> None:
+    if any(w.value.split("=", 1)[0] in _REHEARSALS for w in args):
+        return  # a rehearsal does nothing
+    operands = [w for w in args if not w.value.startswith("-")]
+    if len(operands) < 2 and len(operands) == len(args):
         return
     seen = 0
     after_option = False
-    for word in call.args[:32]:
+    for word in args[:32]:
         value = word.value
         follows_option, after_option = after_option, value.startswith("-") and "=" not in value
         if follows_option:
             continue  # most likely the option's value (`pytest -k test_delete_user`)
         if value.startswith("--") and len(value) > 3:
-            category = _verb(value[2:].split("=", 1)[0])
+            category = _verb(value[2:].split("=", 1)[0], _OPTION_VERBS)
             if category is not None:
                 call.flag(category)
             continue
@@ -61,10 +87,10 @@ def judge(call: Call) -> None:
             call.flag(category)
 
 
-def _verb(text: str) -> str | None:
+def _verb(text: str, only: frozenset[str] | None = None) -> str | None:
     parts = _PARTS.split(text.lower())
-    for part in parts[:4]:
+    for part in [*parts[:4], text.lower()]:
         category = VERBS.get(part)
-        if category is not None:
+        if category is not None and (only is None or part in only):
             return category
-    return VERBS.get(text.lower())
+    return None

@@ -23,10 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-import sqlparse
-from sqlparse.sql import Where
-
 from gateway.shell import categories as cat
+from gateway.shell import databases, lexicon
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import default_handler
 from gateway.shell.invocation import Call
@@ -131,162 +129,6 @@ def _destroy_word(call: Call) -> str | None:
     """pulumi, cdk, sls, fly, eksctl, …: `destroy`/`remove`/`delete` as a subcommand."""
     w = words(call)
     return cat.INFRA_DESTROY if set(w[:3]) & {"destroy", "remove", "delete", "rm"} else None
-
-
-# -- databases -----------------------------------------------------------------------------------------
-
-_SQL_OPTIONS = ("-c", "--command", "-e", "--execute", "-q", "--query", "--eval", "-cmd")
-
-
-_READ_ONLY_SQL = frozenset({"SELECT", "WITH", "SHOW", "EXPLAIN", "DESCRIBE", "DESC", "PRAGMA", "VALUES", "TABLE",
-                            "SET", "BEGIN", "COMMIT", "ROLLBACK", "START", "END", "USE", "LISTEN", "FETCH", "DECLARE",
-                            "CLOSE", "ANALYZE", "CONSISTENCY", "TRACING", "PAGING", "EXPAND", "LIST"})
-_DESTROYED_OBJECTS = ("DATABASE", "TABLE", "SCHEMA", "COLLECTION", "KEYSPACE", "INDEX", "VIEW", "MATERIALIZED",
-                      "COLUMNFAMILY", "OWNED", "USER", "ROLE")
-
-
-def sql_effect(sql: str) -> str | None:
-    """What a statement list does, by its worst statement: ``database_destroy`` (DROP of a database, table,
-    schema, keyspace …, TRUNCATE, DELETE or UPDATE without WHERE, ALTER … DROP), ``database_change`` (any
-    other statement that is not read-only), or None when every statement only reads."""
-    worst: str | None = None
-    try:
-        statements = sqlparse.parse(sql[:262_144])
-    except Exception:  # sqlparse is non-validating; anything it cannot split is judged on keywords
-        if re.search(r"\b(drop\s+(database|table|schema|keyspace)|truncate)\b", sql, re.I):
-            return cat.DATABASE_DESTROY
-        return cat.DATABASE_CHANGE if re.search(r"\b(insert|update|delete|alter|create|grant)\b", sql, re.I) else None
-    for statement in statements:
-        kind = statement.get_type()  # type: ignore[no-untyped-call]
-        flat = statement.flatten()  # type: ignore[no-untyped-call]
-        tokens = [t for t in flat if not t.is_whitespace and t.ttype not in sqlparse.tokens.Comment]
-        if not tokens or tokens[0].value in (";",):
-            continue
-        words = [t.normalized.upper() for t in tokens[:64] if t.ttype is not sqlparse.tokens.Punctuation]
-        first = words[:3]
-        if first and first[0].startswith(("\\", ".")):
-            continue  # a client's own command (`\dt`, `.tables`): judged by _client_commands
-        if (kind == "DROP" or first[:1] == ["DROP"]) and len(first) > 1 and first[1] in _DESTROYED_OBJECTS:
-            return cat.DATABASE_DESTROY
-        if first[:1] == ["TRUNCATE"]:
-            return cat.DATABASE_DESTROY
-        if kind in ("DELETE", "UPDATE") and not any(isinstance(t, Where) for t in statement.tokens):
-            return cat.DATABASE_DESTROY
-        if first[:1] == ["ALTER"] and "DROP" in words:
-            return cat.DATABASE_DESTROY
-        if first and first[0] not in _READ_ONLY_SQL:
-            worst = cat.DATABASE_CHANGE
-    return worst
-
-
-def sql_destroys(sql: str) -> bool:
-    """DROP DATABASE/TABLE/SCHEMA/COLLECTION, TRUNCATE, or DELETE/UPDATE without WHERE, in any statement."""
-    return sql_effect(sql) == cat.DATABASE_DESTROY
-
-
-def _sql_client(call: Call) -> str | None:
-    texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in _SQL_OPTIONS]
-    texts += [w.value.split("=", 1)[1] for w in call.args if w.value.startswith(("--command=", "--execute="))]
-    if call.name in ("sqlite3", "duckdb"):  # sqlite3 DB 'SQL'
-        operands = [w.value for w in call.args if not w.value.startswith("-")]
-        texts += operands[1:]
-    if call.stdin.script is not None:  # psql <<'SQL' … / echo 'DROP …' | mysql
-        texts.append(call.stdin.script)
-    for i, word in enumerate(call.args):  # psql -f file.sql: the file's text when it is known
-        name, eq, _ = word.value.partition("=")
-        if name in ("-f", "--file") and (eq or i + 1 < len(call.args)):
-            content = call.file_content(word.tail(len(name) + 1) if eq else call.args[i + 1])
-            if content is not None and content.script is not None:
-                texts.append(content.script)
-    for text in texts:
-        _client_commands(call, text)
-    effects = {sql_effect(t) for t in texts}
-    if cat.DATABASE_DESTROY in effects:
-        return cat.DATABASE_DESTROY
-    if cat.DATABASE_CHANGE in effects and not _local_database_file(call):
-        return cat.DATABASE_CHANGE
-    return None
-
-
-def _local_database_file(call: Call) -> bool:
-    """sqlite3/duckdb on a file of the workspace (or a temporary one): changing it is local work."""
-    if call.name not in ("sqlite3", "duckdb"):
-        return False
-    operands = [w for w in call.args if not w.value.startswith("-")]
-    if not operands:
-        return True  # an in-memory database
-    path = call.inspect(operands[0])
-    if path is None:
-        return False
-    return call.facts.record(path).path_class in ("workspace", "temp")
-
-
-_CLIENT_WRITES = frozenset({".output", ".once", ".save", ".backup", ".excel", "\\o", "\\out", "tee", "\\w"})
-_CLIENT_READS = frozenset({".import", ".read", ".open", ".restore", "\\i", "\\ir", "\\include", "source",
-                           "\\.", "\\copy"})
-_CLIENT_SHELLS = frozenset({".shell", ".system", "\\!", "system", "\\setenv"})
-
-
-def _client_commands(call: Call, text: str) -> None:
-    """A SQL client's own commands (sqlite3 `.shell`/`.output`/`.import`, psql `\\!`/`\\o`/`\\i`, mysql
-    `system`/`tee`/`source`): they run commands and read and write files like the shell would."""
-    for line in text[: 1 << 16].splitlines():
-        words = line.strip().split(None, 1)
-        if not words:
-            continue
-        command, rest = words[0], (words[1].strip() if len(words) > 1 else "")
-        if command in _CLIENT_SHELLS:
-            if rest:
-                call.run_script(rest)
-            else:
-                call.flag(cat.DYNAMIC_COMMAND)  # an interactive shell from inside the client
-        elif command == ".load":
-            call.flag(cat.DYNAMIC_COMMAND)  # native code loaded into the client
-        elif command in _CLIENT_WRITES or command in _CLIENT_READS:
-            target = rest.split()[-1 if command == ".backup" else 0] if rest else ""
-            if command == "\\copy":
-                target = next((w for w in rest.replace("'", " ").split() if w.startswith(("/", "~", "."))), "")
-            if target.startswith("|"):
-                call.run_script(target[1:])  # `.output |cmd`
-            elif target:
-                if command in _CLIENT_WRITES:
-                    call.write(Word(target))
-                else:
-                    call.read(Word(target))
-
-
-_MONGO_DROP = re.compile(r"\.(dropDatabase|drop|deleteMany|remove)\s*\(\s*(\{\s*\})?\s*\)")
-
-
-def _restore(call: Call) -> str | None:
-    """pg_restore --clean / mongorestore --drop replace what the database holds; any other restore writes it."""
-    f = flags(call)
-    if f & {"--clean", "-c", "--drop", "--if-exists"}:
-        return cat.DATABASE_DESTROY
-    if f & {"-d", "--dbname", "--host", "-h", "--uri", "--db"} or call.name == "mongorestore":
-        return cat.DATABASE_CHANGE
-    return None  # pg_restore -f out.sql / -l: only reads the archive
-
-
-def _mongo(call: Call) -> str | None:
-    texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in ("--eval", "-e")]
-    if call.stdin.script is not None:
-        texts.append(call.stdin.script)
-    for text in texts:
-        for match in _MONGO_DROP.finditer(text):
-            if match.group(1) in ("dropDatabase", "drop") or match.group(2) is not None:
-                return cat.DATABASE_DESTROY
-    return None
-
-
-def _framework_db(call: Call) -> str | None:
-    """rails/rake db:drop|db:reset, prisma migrate reset, django flush."""
-    w = words(call)
-    if any(x in ("db:drop", "db:reset", "db:schema:load", "db:purge") for x in w):
-        return cat.DATABASE_DESTROY
-    if w[:2] == ["migrate", "reset"] or (w[:2] == ["db", "push"] and "--force-reset" in flags(call)):
-        return cat.DATABASE_DESTROY
-    return None
 
 
 # -- publishing ----------------------------------------------------------------------------------------
@@ -403,6 +245,21 @@ def _runner(call: Call) -> str | None:
     return None
 
 
+def _launched(call: Call) -> str | None:
+    """`go run PKG ARGS`, `cargo run [opts] -- ARGS`: the project's program, its arguments read for verbs."""
+    args = call.args
+    w = words(call)
+    if call.name == "go" and w[:1] == ["run"]:
+        operands = [i for i, a in enumerate(args) if not a.value.startswith("-")]
+        if len(operands) >= 2:
+            lexicon.judge_launched(call, args[operands[1] + 1:], args[operands[1]].value)
+    elif call.name == "cargo" and w[:1] == ["run"]:
+        marker = next((i for i, a in enumerate(args) if a.value == "--"), None)
+        if marker is not None:
+            lexicon.judge_launched(call, args[marker + 1:])
+    return None
+
+
 def _remote_spec(word: str) -> bool:
     """A package or program named by where it comes from rather than by a registry name."""
     return word.startswith(("http://", "https://", "github:", "gitlab:", "bitbucket:", "git+", "git://", "npm:", "jsr:",
@@ -458,12 +315,13 @@ INFRA: dict[str, Handler] = {
     **dict.fromkeys(["psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client", "sqlcmd", "cockroach",
                      "cqlsh", "snowsql", "bq-shell", "trino", "presto", "usql", "litecli", "pgcli", "mycli", "vsql",
                      "isql", "sqlplus", "db2", "mongosh-sql", "influx", "spark-sql", "beeline", "hive", "impala-shell",
-                     "clickhouse", "turso", "libsql", "psql.exe"], _handler(_sql_client)),
-    **dict.fromkeys(["pg_restore", "mongorestore"], _handler(_restore)),
-    **dict.fromkeys(["mongosh", "mongo"], _handler(_mongo)),
+                     "clickhouse", "turso", "libsql", "psql.exe"], _handler(databases.sql_client)),
+    **dict.fromkeys(["pg_restore", "mongorestore"], _handler(databases.restore)),
+    "bq": _handler(databases.bq),
+    **dict.fromkeys(["mongosh", "mongo"], _handler(databases.mongo)),
     "dropdb": _handler(lambda call: cat.DATABASE_DESTROY),
     "mysqladmin": _handler(lambda call: cat.DATABASE_DESTROY if "drop" in words(call) else None),
-    **dict.fromkeys(["rails", "rake", "prisma"], _handler(_framework_db)),
+    **dict.fromkeys(["rails", "rake", "prisma"], _handler(databases.framework_db)),
     "twine": _handler(_first_word_publishes("upload")),
     **dict.fromkeys(["flit", "hatch"], _handler(_first_word_publishes("publish"))),
     "vsce": _handler(_first_word_publishes("publish")),
@@ -480,4 +338,5 @@ INFRA: dict[str, Handler] = {
 
 # Package managers that already have install handlers (packages.py) also run and publish packages.
 RUNNER_AND_PUBLISH = (_runner, _package_manager)
+LAUNCHED = _launched
 PUBLISHERS = {"cargo": _first_word_publishes("publish"), "gem": _first_word_publishes("push")}

@@ -407,10 +407,28 @@ def printf(call: Call) -> Flow:
         # `%b` decodes escapes in its argument (`\x72\x6d` is `rm`): a decoder, and we decode it too.
         decoded = "\n".join(decode_ansi_c(w.value) for w in values)
         return Flow(payload=True, script=decoded).merge(merged.flow)
-    # With a format, close enough for `printf '%s\n' "cmd"`: the values are what gets printed.
     escaped = "\\x" in fmt.value or "\\0" in fmt.value or bool(re.search(r"\\[0-7]{3}", fmt.value))
-    script = "\n".join(w.value for w in values) if "%" in fmt.value else decode_ansi_c(fmt.value)
+    script = _formatted(fmt.value, [w.value for w in values]) if "%" in fmt.value else decode_ansi_c(fmt.value)
     return Flow(payload=escaped, script=script).merge(merged.flow)
+
+
+_SPEC = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[sdiqc]")
+
+
+def _formatted(fmt: str, values: list[str]) -> str:
+    """What printf prints for a format of plain `%s`/`%d` conversions, reused until the values run out
+    (`printf '%s ' git push` prints `git push `); other formats print the values one per line."""
+    pieces = _SPEC.split(fmt.replace("%%", "\0"))
+    count = len(pieces) - 1
+    if count == 0 or "%" in "".join(pieces):
+        return "\n".join(values)
+    out = []
+    for start in range(0, max(len(values), 1), count):
+        chunk = values[start:start + count] + [""] * max(0, start + count - len(values))
+        out.append("".join(p + v for p, v in zip(pieces, [*chunk, ""], strict=False)))
+        if len(out) > 256:
+            break
+    return decode_ansi_c("".join(out).replace("\0", "%"))
 
 
 _READ = spec("adinNptu")

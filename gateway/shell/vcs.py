@@ -61,7 +61,7 @@ def git(call: Call) -> Flow:
             call.run_script(alias[1:])
             return OPAQUE
         sub = alias.split(maxsplit=1)[0] if alias.split() else sub
-    if sub == "push":
+    if sub == "push" and not any(w.value in ("--dry-run", "-n") for w in rest):
         call.flag(cat.GIT_PUSH)
     if _discards_work(sub, rest, settings):
         call.flag(cat.DESTRUCTIVE_GIT)
@@ -164,6 +164,9 @@ _GC = spec("", ["--prune"])
 def _discards_work(sub: str, rest: list[Word], settings: dict[str, str] | None = None) -> bool:
     """`destructive_git`: the subcommand throws away uncommitted work, commits or history (SPEC §2.3)."""
     words = [w.value for w in rest]
+    if sub == "worktree":
+        # `git worktree remove --force`: the worktree's uncommitted work goes with it
+        return words[:1] == ["remove"] and any(w in ("--force", "-f") for w in words)
     if sub == "switch":
         return scan(rest, spec("cC", ["--create", "--force-create", "--orphan"])).has("--discard-changes", "-f",
                                                                                       "--force")

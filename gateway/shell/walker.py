@@ -8,7 +8,6 @@ redirections can connect producers (``curl``, ``cat f``) to consumers (``sh``, `
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import replace
 
@@ -93,6 +92,15 @@ class Walker:
             if unwrapped.xargs and stdin.many and argv and basename(argv[0].value) in exhaustion.CREATORS:
                 facts.flag(cat.RESOURCE_EXHAUSTION)  # `seq 1 50000000 | xargs touch`
             if unwrapped.xargs:
+                if stdin.secrets and argv and basename(argv[0].value) in ("echo", "printf", "cat", "tee"):
+                    facts.flag(cat.CREDENTIAL_ACCESS)  # `env -0 | xargs -0 -n1 echo`: every variable, printed
+                if unwrapped.xargs_replace and stdin.script is not None and not (stdin.opaque or stdin.payload):
+                    # `xargs -I% sh -c % <<< 'cmd'`: each known input line takes the placeholder's place
+                    for line in stdin.script.splitlines()[:8]:
+                        self.invoke([replace(w, value=w.value.replace(unwrapped.xargs_replace, line))
+                                     if unwrapped.xargs_replace in w.value else w for w in argv],
+                                    scope.copy(), EMPTY, depth + 1)
+                    return OPAQUE
                 # `xargs -a /dev/null CMD` has no items: CMD runs once, bare.
                 if not (unwrapped.reads and all(w.value == "/dev/null" for w in unwrapped.reads)):
                     argv = self._xargs_argv(argv, unwrapped.xargs_replace, stdin)
@@ -182,6 +190,8 @@ class Walker:
             return EMPTY
         if kind == "for_statement":
             return self._for(node, scope, stdin, depth)
+        if kind == "while_statement" and exhaustion.spawns_forever(text_of(node)):
+            self.facts.flag(cat.RESOURCE_EXHAUSTION)  # `while true; do (job &); done`: processes without end
         if kind in ("comment", "heredoc_body", "heredoc_start", "heredoc_end"):
             return EMPTY
         return self._sequence(node.named_children, scope, stdin, depth)
@@ -209,7 +219,7 @@ class Walker:
         items = EMPTY
         for word in words:
             items = items.merge(word.flow)
-        if items.many and _CREATES.search(text_of(body)):
+        if items.many and exhaustion.creates_things(text_of(body)):
             facts.flag(cat.RESOURCE_EXHAUSTION)  # `for i in $(seq 1 10000000); do touch f$i; done`
         scope.vars.pop(name, None)
         scope.flows[name] = items
@@ -483,7 +493,6 @@ def _with_environment(scope: Scope, assignments: list[tuple[str, Word]]) -> Scop
     return inner
 
 
-_CREATES = re.compile(r"\b(?:" + "|".join(sorted(exhaustion.CREATORS)) + r")\b|&\s*(?:$|done|\))")
 
 
 def _render(argv: list[Word]) -> str:

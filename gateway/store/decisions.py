@@ -107,7 +107,10 @@ async def decide(
     attempt: int = 0,
     spawn: str = "",
     depth: int = 1,
+    instead: str | None = None,
 ) -> Decision | Recheck:
+    """``instead``: an allowed alternative, added to the reason of a refusal by the rule itself (the agent is
+    told it and the audit records it; a gate, the quota or the run deciding gives its own reason)."""
     terminal = evaluation.terminal
     if terminal is None or terminal.action == "suppress":
         kind = "suppress"
@@ -117,6 +120,8 @@ async def decide(
         kind = "allow"
     rule_name = evaluation.rule_name
     reason = terminal.default_reason if terminal else DEFAULT_DENY_REASON
+    if instead and kind != "allow":
+        reason = f"{reason}. Instead: {instead}"
     run_id = call.run_id
     # A gate only matters when the call may run; otherwise skip the keys altogether.
     gates = evaluation.gates if kind != "suppress" else ()

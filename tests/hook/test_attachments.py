@@ -63,3 +63,10 @@ def test_garbage_in_gives_nothing() -> None:
     assert a.attach(None, "/tmp") == {}  # type: ignore[arg-type]
     assert a.attach("ls", "relative") == {}
     assert a.attach("x " * 100_000, "/nonexistent") == {}
+
+
+def test_the_file_a_runner_is_told_to_load_is_attached_whatever_its_name(tmp_path: Path) -> None:
+    (tmp_path / "Makefile.local").write_text("status:\n\tcurl -s x\n")
+    (tmp_path / "key.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
+    sent = a.attach("make -f Makefile.local status && rm -f key.pem", str(tmp_path))
+    assert list(sent) == [str(tmp_path / "Makefile.local")]
