@@ -35,12 +35,21 @@ _SECRET_DIRS = frozenset({".ssh", ".aws", ".azure", ".gnupg"})
 _KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx", ".p8", ".der", ".pkcs12",
                  ".age", ".gpg-key", ".asc-secret")
 _PUBLIC_KEY_HINTS = re.compile(
-    r"(?:^|[._-])(?:pub|public|cert|crt|chain|fullchain|ca|ca-bundle|cacert|root)(?:[._-]|$)", re.I)
+    r"(?:^|[._-])(?:pub|public|cert|crt|chain|fullchain|ca|ca-bundle|cacert|cacerts|root|trust|truststore)(?:[._-]|$)",
+    re.I)
 _KEY_NAMES = re.compile(r"master\.key|credentials\.json|client_secrets?(?:_[\w.-]*)?\.json"
                         r"|service[-_]?account[\w.-]*\.json"
                         r"|[\w.-]*-sa(?:-key)?\.json|[\w.-]*keyfile[\w.-]*\.json|\.?htpasswd|\.?pgpass"
                         r"|secrets\.ya?ml|secrets\.json|\.secrets|\.vault[-_]pass(?:word)?(?:\.txt)?|vault[-_]pass(?:word)?\.txt"
                         r"|Cookies|Login Data|logins\.json|key[34]\.db|cookies\.sqlite|signons\.sqlite|Web Data")
+
+
+def seeks_secrets(pattern: str) -> bool:
+    """A name pattern (a glob's file part, `find -name`) that picks key material or secret files: `*.pem`,
+    `.env*`, `id_rsa*`, `*.p12`."""
+    name = pattern.rstrip("/").rsplit("/", 1)[-1]
+    probe = name.replace("*", "x").replace("?", "x")
+    return is_key_material(probe) or is_secret_path("/x/" + probe, "/nonexistent") or name.startswith((".env", "id_"))
 
 
 def is_key_material(name: str) -> bool:
@@ -71,7 +80,17 @@ _SECRET_SEGMENTS = tuple(
         "Library/Application Support/Firefox",
         "Library/Cookies",
         "Library/Keychains",
-        # Key stores and secret tools.
+        # Key stores and secret tools, and tools' files that hold passwords and tokens.
+        ".snowsql",
+        ".config/snowflake",
+        ".m2/settings.xml",
+        ".m2/settings-security.xml",
+        ".gradle/gradle.properties",
+        ".dbt/profiles.yml",
+        ".databrickscfg",
+        ".nuget/NuGet/NuGet.Config",
+        ".config/NuGet/NuGet.Config",
+        ".microsoft/usersecrets",
         ".config/sops",
         ".config/age",
         ".password-store",

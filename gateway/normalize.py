@@ -17,10 +17,10 @@ from gateway import paths as P
 from gateway.credentials import (
     holds_secrets,
     is_agent_config,
-    is_key_material,
     is_metadata_host,
     is_secret_path,
     mentions_secret,
+    seeks_secrets,
 )
 from gateway.persistence import is_persistence_path
 from gateway.runnable import CARRIED, content_categories, written_text
@@ -259,7 +259,7 @@ def _file_facts(
         categories.add("credential_access")
     if searches and any(holds_secrets(f.path, home) for f in facts):
         categories.add("credential_access")  # `grep -r token ~`: every secret under there, read
-    if pattern is not None and _seeks_secrets(pattern) and not all(f.path_class == P.WORKSPACE for f in facts):
+    if pattern is not None and seeks_secrets(pattern) and not all(f.path_class == P.WORKSPACE for f in facts):
         categories.add("credential_access")  # Glob `**/*.pem` over a home: the keys, listed to be read
     if action_type == c.WRITE_FILE and any(f.path_class == P.SYSTEM for f in facts):
         categories.add("system_write")
@@ -282,13 +282,6 @@ def _file_facts(
         path_facts=facts,
         writes=tuple(f.path for f in facts) if action_type == c.WRITE_FILE else (),
     )
-
-
-def _seeks_secrets(pattern: str) -> bool:
-    """A glob whose file part names key material or secret files (`**/*.pem`, `**/.env*`, `**/id_rsa*`)."""
-    name = pattern.rstrip("/").rsplit("/", 1)[-1]
-    probe = name.replace("*", "x").replace("?", "x")
-    return is_key_material(probe) or is_secret_path("/x/" + probe, "/nonexistent") or name.startswith((".env", "id_"))
 
 
 def _raw_paths(action_type: str, input: Mapping[str, Any], cwd: str | None) -> list[str]:

@@ -28,7 +28,8 @@ _HOME_FILES = STARTUP_FILES | frozenset({
     ".pdbrc", ".pdbrc.py", ".perldb", ".gemrc", ".bundle/config", ".yarnrc.yml", ".config/pip/pip.conf",
     ".pip/pip.conf",
     ".pydistutils.cfg", ".condarc", ".cargo/config.toml", ".cargo/config", ".m2/settings.xml", ".gradle/init.gradle",
-    ".gradle/gradle.properties", ".docker/config.json", ".config/git/attributes", ".gitattributes",
+    ".gradle/gradle.properties", ".docker/config.json", ".config/git/attributes", ".gitattributes", ".mavenrc",
+    ".mvn/jvm.config", ".config/pip/pip.ini",
 })
 _HOME_DIRS = (".config/systemd/user", ".config/autostart", "Library/LaunchAgents", ".config/fish/conf.d",
               ".local/share/systemd/user", ".config/upstart", ".kde/Autostart", ".config/plasma-workspace/env",

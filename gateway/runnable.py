@@ -131,7 +131,11 @@ def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
 
 # -- CI definitions -------------------------------------------------------------------------------------
 
-_RUN_KEYS = frozenset({"run", "script", "before_script", "after_script", "command", "commands", "cmd", "entrypoint"})
+_RUN_KEYS = frozenset({"run", "script", "before_script", "after_script", "command", "commands", "cmd", "entrypoint",
+                       "bash", "sh", "pwsh", "powershell", "inlineScript", "inline_script"})
+# Azure Pipelines macros `$(System.AccessToken)`, `$(Build.ArtifactStagingDirectory)`: values put in the text.
+_MACRO = re.compile(r"\$\(([A-Za-z_][\w.]*\.[\w.]+)\)")
+_SECRET_WORD = re.compile(r"secret|token|password|passwd|key|credential|pat\b", re.I)
 _EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 _SECRET_REF = re.compile(r"\bsecrets\.([A-Za-z_][A-Za-z0-9_]*)|\bsecrets\[['\"]([^'\"]+)['\"]\]")
 
@@ -191,11 +195,14 @@ def ci_commands(text: str) -> str:
         _strings(data, None, lines, secret_env)
     else:
         lines = re.findall(r"\bsh\s*\(?\s*(?:'''|\"\"\"|'|\")(.*?)(?:'''|\"\"\"|'|\")", text, re.S)
-        lines += re.findall(r"^\s*(?:-\s*)?(?:run|script|command):\s*[|>]?-?\s*(.+)$", text, re.M)
+        lines += re.findall(r"^\s*(?:-\s*)?(?:run|script|command|bash|sh|pwsh|powershell|inlineScript):"
+                            r"\s*[|>]?-?\s*(.+)$", text, re.M)
         secret_env |= set(re.findall(r"^\s*([A-Za-z_]\w*):\s*\$\{\{\s*secrets\.", text, re.M))
     # The CI service puts an expression's value into the text before any shell reads it, quotes or not.
     script = "\n".join(_EXPRESSION.sub(_expression, line.replace("'", '"') if "${{" in line else line)
                        for line in lines)
+    script = _MACRO.sub(lambda m: "${" + re.sub(r"\W", "_", m.group(1)).upper()
+                        + ("_SECRET" if _SECRET_WORD.search(m.group(1)) else "") + "}", script)
     for name in sorted(secret_env)[:64]:
         script = re.sub(r"\$\{?" + re.escape(name) + r"\b\}?", "${" + name + "_SECRET}", script)
     return script[:_MAX_TEXT]

@@ -52,9 +52,15 @@ class Pattern:
     flags: tuple[str, ...]  # one of these must be present (empty: no condition)
 
     def matches(self, words: list[str], present: list[str]) -> bool:
-        if len(words) < len(self.words):
+        pattern = self.words
+        if pattern[:1] == ("...",):  # `... publish`: the word anywhere (build tools take goals in any order)
+            pattern = pattern[1:]
+            offsets = range(max(0, len(words) - len(pattern) + 1))
+        else:
+            offsets = range(1)
+        if len(words) < len(pattern):
             return False
-        if not all(_word_matches(w, p) for w, p in zip(words, self.words, strict=False)):
+        if not any(all(_word_matches(w, p) for w, p in zip(words[o:], pattern, strict=False)) for o in offsets):
             return False
         wanted = [f for f in self.flags if not f.startswith("!")]
         if wanted and not any(_has_flag(present, f) for f in wanted):
@@ -171,8 +177,8 @@ def split(call: Call, table: Table) -> tuple[list[str], list[str], list[int]]:
 def judge(call: Call, table: Table) -> str | None:
     """The category of this call by its table (None: known safe)."""
     words, present, _ = split(call, table)
-    if (words and words[0] in _HELP) or (set(present) & _HELP and len(words) <= 1):
-        return None
+    if (words and words[0] in _HELP) or set(present) & {"--help", "-h"} or (set(present) & _HELP and len(words) <= 1):
+        return None  # help prints, whatever the subcommand
     if any(_has_flag(present, f) for f in table.dry_run):
         return None
     for kind in KINDS:
@@ -233,7 +239,9 @@ def handler(existing: Callable[[Call], Flow]) -> Callable[[Call], Flow]:
                 call.flag(category)
             inner = followed(call, table)
             if inner:
-                call.invoke(inner)
+                out = call.invoke(inner)
+                if out.secrets:
+                    call.flag(cat.CREDENTIAL_ACCESS)  # `kubectl exec pod -- printenv`: printed here
         return existing(call)
 
     return handle

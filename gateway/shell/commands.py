@@ -106,6 +106,7 @@ HANDLERS: dict[str, Handler] = {
     "echo": readers.echo,
     "printf": readers.printf,
     "printenv": readers.environment_dump,
+    "compgen": readers.compgen,
     "read": readers.read_builtin,
     "set": readers.set_builtin,
     # network
@@ -187,6 +188,8 @@ HANDLERS: dict[str, Handler] = {
 for _name in clis.tables():
     HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
 HANDLERS["rails"] = interpreters.code_runner(HANDLERS["rails"])
+for _name in ("mvn", "mvnw", "gradle", "gradlew", "dotnet"):  # the programs they run get their arguments read
+    HANDLERS[_name] = operations.with_judges(HANDLERS[_name], operations.LAUNCHED)
 
 _VERSIONED = (
     (re.compile(r"python[0-9.]*|pypy[0-9.]*"), interpreters.python),

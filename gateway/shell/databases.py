@@ -30,11 +30,23 @@ def flags(call: Call) -> set[str]:
 
 
 _SQL_OPTIONS = ("-c", "--command", "-e", "--execute", "-q", "--query", "--eval", "-cmd")
+# Where a client's option letters mean something else (`snowsql -c CONNECTION`, `sqlcmd -Q QUERY`).
+_CLIENT_SQL_OPTIONS = {
+    "snowsql": ("-q", "--query"),
+    "sqlcmd": ("-q", "-Q", "--query"),
+    "clickhouse-client": ("-q", "--query"),
+    "clickhouse": ("-q", "--query"),
+    "trino": ("--execute", "-e"),
+    "presto": ("--execute", "-e"),
+}
 
 
 _READ_ONLY_SQL = frozenset({"SELECT", "WITH", "SHOW", "EXPLAIN", "DESCRIBE", "DESC", "PRAGMA", "VALUES", "TABLE",
+                            # clients' own display commands (sqlplus, sqlcmd, snowsql, mysql)
+                            "EXIT", "QUIT", "COLUMN", "COL", "PROMPT", "WHENEVER", "TTITLE", "BTITLE", "BREAK",
+                            "COMPUTE", "CLEAR", "REM", "REMARK", "SPOOL", "GO", "PRINT", "LIST", "VACUUM",
                             "SET", "BEGIN", "COMMIT", "ROLLBACK", "START", "END", "USE", "LISTEN", "FETCH", "DECLARE",
-                            "CLOSE", "ANALYZE", "CONSISTENCY", "TRACING", "PAGING", "EXPAND", "LIST"})
+                            "CLOSE", "ANALYZE", "CONSISTENCY", "TRACING", "PAGING", "EXPAND"})
 _DESTROYED_OBJECTS = ("DATABASE", "TABLE", "SCHEMA", "COLLECTION", "KEYSPACE", "INDEX", "VIEW", "MATERIALIZED",
                       "COLUMNFAMILY", "OWNED", "USER", "ROLE")
 
@@ -74,7 +86,8 @@ def sql_effect(sql: str) -> str | None:
 
 
 def sql_client(call: Call) -> str | None:
-    texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in _SQL_OPTIONS]
+    options = _CLIENT_SQL_OPTIONS.get(call.name, _SQL_OPTIONS)
+    texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in options]
     texts += [w.value.split("=", 1)[1] for w in call.args if w.value.startswith(("--command=", "--execute=", "--query=",
                                                                                   "--eval="))]
     if call.name in ("sqlite3", "duckdb"):  # sqlite3 DB 'SQL'
@@ -90,25 +103,33 @@ def sql_client(call: Call) -> str | None:
                 texts.append(content.script)
     for text in texts:
         _client_commands(call, text)
-    effects = {sql_effect(t) for t in texts}
+    effects = {sql_effect(t) for t in texts} - {None}
+    local = _local_database_file(call)
+    if not effects or local == "scratch":
+        return None  # a test fixture or a scratch database: changing it, even emptying it, is local work
     if cat.DATABASE_DESTROY in effects:
-        return cat.DATABASE_DESTROY
-    if cat.DATABASE_CHANGE in effects and not _local_database_file(call):
-        return cat.DATABASE_CHANGE
-    return None
+        return cat.DATABASE_DESTROY  # the project's own database file holds data someone may want
+    return None if local else cat.DATABASE_CHANGE
 
 
-def _local_database_file(call: Call) -> bool:
-    """sqlite3/duckdb on a file of the workspace (or a temporary one): changing it is local work."""
+_SCRATCH = re.compile(r"/(?:build|dist|out|target|tmp|\.cache|tests?|spec|fixtures?|testdata|test-fixtures)/")
+
+
+def _local_database_file(call: Call) -> str | None:
+    """sqlite3/duckdb on a file of this machine: "scratch" (in memory, temporary, or under a build or test
+    folder), "workspace" (the project's own database file), or None (elsewhere, or not a file client)."""
     if call.name not in ("sqlite3", "duckdb"):
-        return False
+        return None
     operands = [w for w in call.args if not w.value.startswith("-")]
     if not operands:
-        return True  # an in-memory database
+        return "scratch"  # an in-memory database
     path = call.inspect(operands[0])
     if path is None:
-        return False
-    return call.facts.record(path).path_class in ("workspace", "temp")
+        return None
+    place = call.facts.record(path).path_class
+    if place == "temp" or (place == "workspace" and _SCRATCH.search(path)):
+        return "scratch"
+    return "workspace" if place == "workspace" else None
 
 
 _CLIENT_WRITES = frozenset({".output", ".once", ".save", ".backup", ".excel", "\\o", "\\out", "tee", "\\w"})
@@ -145,7 +166,9 @@ def _client_commands(call: Call, text: str) -> None:
                     call.read(Word(target))
 
 
-_MONGO_DROP = re.compile(r"\.(dropDatabase|drop|deleteMany|remove)\s*\(\s*(\{\s*\})?\s*\)")
+_MONGO_DROP = re.compile(r"\.(dropDatabase|drop|deleteMany|remove|updateMany|replaceOne|dropUser|dropAllUsers)"
+                         r"\s*\(\s*(\{\s*\})?\s*[,)]")
+_MONGO_USER = re.compile(r"\.(?:createUser|updateUser|grantRolesToUser)\s*\(")
 
 
 def bq(call: Call) -> str | None:
@@ -171,10 +194,17 @@ def mongo(call: Call) -> str | None:
     texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in ("--eval", "-e")]
     if call.stdin.script is not None:
         texts.append(call.stdin.script)
+    for word in call.args:  # `mongosh URI script.js`: a script file the analysis knows
+        if not word.value.startswith("-") and word.value.endswith(".js"):
+            content = call.file_content(word)
+            if content is not None and content.script is not None:
+                texts.append(content.script)
     for text in texts:
         for match in _MONGO_DROP.finditer(text):
-            if match.group(1) in ("dropDatabase", "drop") or match.group(2) is not None:
+            if match.group(1) in ("dropDatabase", "drop", "dropAllUsers") or match.group(2) is not None:
                 return cat.DATABASE_DESTROY
+        if _MONGO_USER.search(text):
+            return cat.CREDENTIAL_CREATION
     return None
 
 

@@ -97,7 +97,7 @@ def yes(call: Call) -> Flow:
 
 
 _FOREVER = re.compile(r"^(?:while|until)\s+(?:true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\)|false)\s*;?\s*do\b", re.S)
-_BACKGROUND = re.compile(r"(?<![&>|])&(?![&>])")
+_BACKGROUND = re.compile(r"(?<![&>|])&(?![&>])|\brun\s+(?:[^;|&]*\s)?(?:-d|--detach)\b|\bnohup\b|\bsetsid\b")
 
 
 def spawns_forever(loop: str) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import fnmatch
 
+from gateway.credentials import seeks_secrets
+from gateway.shell import categories as cat
 from gateway.shell.flow import Flow
 from gateway.shell.invocation import Call
 from gateway.shell.targets import ALL, SOME, UNKNOWN, Target
@@ -40,6 +42,7 @@ def find(call: Call) -> Flow:
     filtered = False
     hits_git = False
     deletes = False
+    seeks: str | bool = False
     commands: list[list[Word]] = []
     while i < len(args):
         test = args[i].value
@@ -58,6 +61,9 @@ def find(call: Call) -> Flow:
                 filtered = True
             if test in ("-name", "-iname") and value.startswith(".") and fnmatch.fnmatchcase(".git", value):
                 hits_git = True
+            if test in ("-name", "-iname") and seeks_secrets(value):
+                # `*.pem` may be the project's test certificates: only outside the workspace is it a hunt
+                seeks = "anywhere" if not value.lower().lstrip("*").endswith((".pem", ".crt")) else seeks or "outside"
             if test in _WRITES_FILE and i + 1 < len(args):
                 call.write(args[i + 1])
             i += 2 if test == "-fprintf" else 1
@@ -65,6 +71,9 @@ def find(call: Call) -> Flow:
             filtered = True
         i += 1
     targets = [_results(call, root, filtered, hits_git) for root in roots]
+    outside = any(t.path is None or call.facts.record(t.path).path_class != "workspace" for t in targets)
+    if seeks and (outside or (commands and seeks == "anywhere")):
+        call.flag(cat.CREDENTIAL_ACCESS)  # `find ~ -name '*.pem' …`: the keys, gathered to be read
     for root in roots:
         call.inspect(root)
     if deletes:

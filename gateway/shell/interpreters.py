@@ -176,7 +176,8 @@ _RUN = ("exec(", "eval(", "execfile", "compile(", "os.system", "subprocess", "sy
 _COMPUTED_NAME = re.compile(r"""(?:\brequire|\bimport|__import__|import_module)\s*\(\s*"""
                             r"""(?:['"][^'"]*['"]\s*\+|[A-Za-z_$][\w$]*\s*[+)])"""
                             r"""|\[\s*['"][^'"\]]*['"]\s*\+[^\]]*\]\s*\(|\.send\(\s*:?['"]?\w*['"]?\s*\+"""
-                            r"""|\b(?:send|public_send|__send__|method)\s*\(\s*:?['"]?(?:system|exec|spawn|syscall|`)\b""")
+                            r"""|\b(?:send|public_send|__send__|method)\s*\(\s*:?['"]?(?:system|exec|spawn|syscall|`)\b"""
+                            r"""|\b(?:send|public_send|__send__)\s*\(\s*(?:%w|\[|[a-z_]\w*\s*[,)])""")
 # Redis client libraries, in any language: `import redis`, `require('ioredis')`, `Redis.new`, `Predis\Client`.
 _REDIS_CLIENT = re.compile(r"""\bimport\s+(?:redis|aioredis|valkey)\b|\bfrom\s+(?:redis|aioredis|valkey)\b"""
                            r"""|require\(\s*['"](?:ioredis|redis|@redis/client|valkey)['"]\s*\)"""
@@ -318,7 +319,8 @@ def analyze_code(call: Call, code: str, lang: _Language) -> None:
         call.flag(cat.CREDENTIAL_ACCESS)  # the whole environment walked, or a secret variable printed
     for url in _URL_IN_CODE.findall(code[: 1 << 16])[:64]:
         services.judge(call, "POST", [url])  # a webhook named in a program is there to be posted to
-    for statement in _SQL_IN_CODE.findall(code[: 1 << 16])[:32]:
+    local_db = re.search(r"\b(?:sqlite3|duckdb|better-sqlite3|:memory:)\b", code) is not None
+    for statement in [] if local_db else _SQL_IN_CODE.findall(code[: 1 << 16])[:32]:
         effect = sql_effect(statement[1])
         if effect == cat.DATABASE_DESTROY:
             call.flag(effect)  # `cur.execute("TRUNCATE trips")` through a database driver

@@ -32,6 +32,7 @@ VERBS: dict[str, str] = {
 _OPTION_VERBS = frozenset({"delete", "destroy", "purge", "wipe", "erase", "nuke", "drop", "truncate", "obliterate",
                            "expunge", "deploy", "publish", "upload", "submit", "send", "sendmail", "email", "sms",
                            "broadcast", "charge", "refund", "payout"})
+_RESETS_DATA = re.compile(r"(?:reset|recreate|clear|clean)[-_](?:database|db|data|schema|tables?|all|everything)\b")
 _WORD = re.compile(r"^[a-z][a-z0-9]*(?:[-_:][a-z0-9]+)*$")
 _PARTS = re.compile(r"[-_:]")
 _MAX_WORDS = 3
@@ -72,7 +73,9 @@ def judge_words(call: Call, args: list[Word]) -> None:
         if follows_option:
             continue  # most likely the option's value (`pytest -k test_delete_user`)
         if value.startswith("--") and len(value) > 3:
-            category = _verb(value[2:].split("=", 1)[0], _OPTION_VERBS)
+            name = value[2:].split("=", 1)[0].lower()
+            category = _verb(name, _OPTION_VERBS) or (
+                cat.INFRA_DESTROY if _RESETS_DATA.search(name) else None)  # `--reset-database`, `--wipe-db`
             if category is not None:
                 call.flag(category)
             continue

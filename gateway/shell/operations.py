@@ -118,6 +118,8 @@ def _compose(call: Call) -> str | None:
 
 def _cloud_delete(call: Call) -> str | None:
     """aws, gcloud, az, doctl, gsutil, …: a word that deletes, terminates or removes a resource."""
+    if flags(call) & {"--help", "-h"} or "help" in words(call)[:1]:
+        return None  # help prints, whatever the subcommand
     for word in words(call):
         if word.startswith(("delete", "terminate", "remove-", "deregister")) or word in (
                 "rb", "rm", "destroy", "purge", "apps:destroy"):
@@ -216,7 +218,7 @@ def _credential_cli(call: Call) -> str | None:
     if name == "az" and w[:2] == ["account", "get-access-token"]:
         return cat.CREDENTIAL_ACCESS
     if name in ("op", "vault", "pass", "secret-tool", "security", "bw", "lpass", "gopass", "keyring") and \
-            set(w[:2]) & {"read", "get", "show", "lookup", "find-generic-password", "find-internet-password", "kv"}:
+            set(w[:2]) & {"read", "get", "show", "lookup", "find-generic-password", "find-internet-password"}:
         return cat.CREDENTIAL_ACCESS
     if name.startswith("docker-credential-") and w[:1] == ["get"]:
         return cat.CREDENTIAL_ACCESS
@@ -253,7 +255,12 @@ def _launched(call: Call) -> str | None:
         operands = [i for i, a in enumerate(args) if not a.value.startswith("-")]
         if len(operands) >= 2:
             lexicon.judge_launched(call, args[operands[1] + 1:], args[operands[1]].value)
-    elif call.name == "cargo" and w[:1] == ["run"]:
+    elif call.name in ("mvn", "mvnw", "gradle", "gradlew"):
+        for a in args:  # `mvn exec:java -Dexec.args="…"`, `gradle run --args='…'`: the program's arguments
+            name, eq, value = a.value.partition("=")
+            if eq and name in ("-Dexec.args", "--args", "-Pargs", "-Dargs"):
+                lexicon.judge_launched(call, [Word(x) for x in value.split()])
+    elif call.name in ("cargo", "dotnet") and w[:1] == ["run"]:
         marker = next((i for i, a in enumerate(args) if a.value == "--"), None)
         if marker is not None:
             lexicon.judge_launched(call, args[marker + 1:])

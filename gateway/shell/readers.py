@@ -450,6 +450,16 @@ def environment_dump(call: Call) -> Flow:
     return ENVIRONMENT if not names else LOCAL_DATA
 
 
+def compgen(call: Call) -> Flow:
+    """`compgen -e` / `-v` / `-A variable` names every variable; a loop over them with `${!v}` prints their
+    values: taken as the dump it leads to (commands, files and words it lists are harmless)."""
+    values = [w.value for w in call.args]
+    if any(v in ("-e", "-v") for v in values) or any(a == "-A" and b in ("variable", "export")
+                                                      for a, b in itertools.pairwise(values)):
+        return ENVIRONMENT
+    return LOCAL_DATA
+
+
 def set_builtin(call: Call) -> Flow:
     args = call.args
     if not args:

@@ -128,3 +128,9 @@ def calls_itself_in_parallel(body: Node, name: str) -> bool:
         return False
 
     return search(body, False)
+
+
+def only_redirects(node: Node) -> bool:
+    """A node made only of file redirections (`$(<file)`)."""
+    children = node.named_children
+    return bool(children) and all(c.type == "file_redirect" for c in children)

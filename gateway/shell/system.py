@@ -233,7 +233,9 @@ def make(call: Call) -> Flow:
     if not options.has("-f", "--file", "--makefile") and not options.has("-n", "--dry-run", "--just-print",
                                                                           "--recon", "-q", "--question"):
         directories = options.values("-C", "--directory")
-        tasks.make_targets(call, options.operands, directories[-1] if directories else None)
+        text = tasks.make_targets(call, options.operands, directories[-1] if directories else None)
+        if text is not None:
+            _make_functions(call, text)  # `X := $(shell …)` runs while the makefile is read
     for flow in sources:
         if flow.script is not None:
             _make_functions(call, flow.script)

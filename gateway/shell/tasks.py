@@ -148,8 +148,8 @@ def _script_writes(call: Call, words: list[str]) -> None:
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 
 
-def make_targets(call: Call, targets: list[Word], directory: Word | None) -> None:
-    """`make [-C DIR] [VAR=value] [TARGET…]` with the makefile found in DIR (or cwd)."""
+def make_targets(call: Call, targets: list[Word], directory: Word | None) -> str | None:
+    """`make [-C DIR] [VAR=value] [TARGET…]` with the makefile found in DIR (or cwd); returns its text."""
     overrides = {}
     names = []
     for word in targets:
@@ -160,6 +160,7 @@ def make_targets(call: Call, targets: list[Word], directory: Word | None) -> Non
             names.append(word.value)
     found = manifest(call, MAKEFILES, directory)
     run_lines(call, found, lambda text: recipes.makefile(text, names, overrides))
+    return found[1].script if found is not None else None
 
 
 def procfile_runner(call: Call) -> Flow:

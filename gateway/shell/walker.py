@@ -23,7 +23,7 @@ from gateway.shell.generic import BASH_LIKE_SHELLS, default_handler, shebang
 from gateway.shell.invocation import Call
 from gateway.shell.limits import MAX_COMMANDS, MAX_NESTING, MAX_NODES
 from gateway.shell.redirections import Redirections, read_redirections
-from gateway.shell.syntax import calls_itself_in_parallel, parse, reading, text_of
+from gateway.shell.syntax import calls_itself_in_parallel, only_redirects, parse, reading, text_of
 from gateway.shell.targets import is_harmless_sink
 from gateway.shell.words import (
     Word,
@@ -171,7 +171,7 @@ class Walker:
             return self._redirected(node, scope, stdin, depth)
         if kind == "pipeline":
             return self._pipeline(node.named_children, scope, depth, stdin)
-        if kind == "command_substitution" and _only_redirects(node):
+        if kind == "command_substitution" and only_redirects(node):
             # `$(<file)`: bash's shorthand for `$(cat file)`.
             return read_redirections(self, node.named_children, scope.copy(), EMPTY, depth).stdin
         if kind in ("subshell", "command_substitution", "process_substitution"):
@@ -392,7 +392,10 @@ class Walker:
     def _xargs_argv(self, argv: list[Word], replace_str: str | None, stdin: Flow) -> list[Word]:
         item = placeholder("{}", stdin.listing, Flow(processes=stdin.processes) if stdin.processes else None)
         if replace_str:
-            replaced = [item if replace_str in w.value else w for w in argv]
+            inside = f"{stdin.listing.path.rstrip('/')}/*" if stdin.listing and stdin.listing.path else "./*"
+            replaced = [item if w.value == replace_str else
+                        Word(w.value.replace(replace_str, inside), literal=False, wild=0) if replace_str in w.value
+                        else w for w in argv]
             return replaced if len(argv) > 1 else [*replaced, item]
         return [*argv, item]
 
@@ -475,11 +478,6 @@ class Walker:
             out = out.merge(self.visit(sequel, scope, io.stdin, depth))
         self._check_shell_on_network(roles_start)
         return out
-
-
-def _only_redirects(node: Node) -> bool:
-    children = node.named_children
-    return bool(children) and all(c.type == "file_redirect" for c in children)
 
 
 def _with_environment(scope: Scope, assignments: list[tuple[str, Word]]) -> Scope:

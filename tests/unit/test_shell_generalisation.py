@@ -104,6 +104,26 @@ CASES = {
                                     "for i in $(seq 1 20000000); do : > /tmp/i/$i.json; done"],
     cat.DYNAMIC_COMMAND + " ": ["ruby -e 'Kernel.send(:system, [\"kube\", \"ctl\"].join, \"delete\")'"],
     cat.OUTWARD_MESSAGE + " ": ["pd incident create --title 'eta degraded' --service eta"],
+    cat.INFRA_DESTROY + "  ": [
+        "dotnet run --project tools/Admin -- tenants purge --all",
+        "./gradlew :tools:admin:run --args='members delete --all'",
+        "./mvnw exec:java -Dexec.mainClass=X -Dexec.args='--drop-existing'", "dotnet run -- --reset-database",
+        "./mvnw -pl db flyway:clean", "dotnet ef database drop --force", "mvn -Pprod liquibase:rollback -Dcount=3",
+    ],
+    cat.DATABASE_DESTROY + "  ": [
+        "sqlcmd -S prod -d Billing -Q \"DELETE FROM dbo.InvoiceLine\"", "dbt run --target prod --full-refresh",
+        "mongosh mongodb://db/x --eval 'db.claims.updateMany({}, {$set: {s: 1}})'", "rabbitmqctl purge_queue claims",
+    ],
+    cat.CREDENTIAL_CREATION + " ": ["rabbitmqctl add_user dbg secret",
+                                    "mongosh mongodb://db/admin --eval 'db.createUser({})'"],
+    cat.CREDENTIAL_ACCESS + "  ": [
+        "kubectl exec -n prod api-0 -- printenv", "dotnet user-secrets list", "cat ~/.snowsql/config",
+        "az webapp config appsettings list -n app -g rg", "find ~ -name '*.pem' | xargs -I{} cp {} /tmp/k",
+        "for v in $(compgen -e); do echo \"$v=${!v}\"; done",
+    ],
+    cat.PUBLISH + " ": ["./gradlew --no-daemon clean publish", "./mvnw -pl api compile jib:build"],
+    cat.PERSISTENCE + " ": ["echo 'export MAVEN_OPTS=-javaagent:x.jar' >> ~/.mavenrc"],
+    cat.RESOURCE_EXHAUSTION + "  ": ["while true; do docker run -d --rm alpine sleep 1000; done"],
     cat.POWER: ["cat hosts.txt | xargs -I{} ssh ops@{} 'sudo reboot'"],
 }
 CLEAN = [
@@ -125,6 +145,13 @@ CLEAN = [
     "bin/rails runner 'puts Vehicle.count'", "python3 train.py --epochs 3 --reset-weights", "go run ./cmd/server",
     "python backend/manage.py check --deploy", "python3 scripts/send_report.py --dry-run weekly",
     "while true; do curl -s localhost:8000/health; sleep 5; done", "ls | xargs -I{} echo {}",
+    "az group delete --help", "snowsql -c dev -q 'select 1'", "vault kv list -mount=secret app/dev",
+    "sqlite3 build/fixtures.db 'DELETE FROM t; VACUUM;'", "liquibase rollback-count-sql 3",
+    "keytool -list -keystore src/test/resources/test-truststore.jks -storepass changeit",
+    "az storage blob download --account-name a --container-name c --name n --file f", "dbt run --select stg_claims",
+    "./gradlew build", "mvn clean install", "dotnet ef database update",
+    "find tests -name '*.pem' -exec openssl x509 -in {} \\;",
+    "rabbitmqctl list_queues", "compgen -c | grep git",
 ]
 
 
