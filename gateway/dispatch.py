@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import os
 import secrets
 import time
 from collections.abc import Mapping
@@ -44,10 +44,11 @@ async def attached(files: Mapping[str, str | None] | None, command: str, workdir
     filesystem (hook/attachments.py; elsewhere nothing is found and the command line alone is judged)."""
     if files is not None:
         return tuple(sorted(files.items()))
-    if workdir is None:
+    if workdir is None or not os.path.isdir(workdir):  # noqa: PTH112, ASYNC240 - one stat, no thread hop
         return ()
-    found = await asyncio.to_thread(attach, command, workdir, home)  # nothing when workdir is not here
-    return tuple(sorted(found.items()))
+    # In this thread: a few stats and at most 512 KiB of reads cost less than the hop to a worker thread
+    # (measured ~30 µs against ~200 µs on the development machine, docs/performance.md).
+    return tuple(sorted(attach(command, workdir, home).items()))
 
 
 @dataclass

@@ -58,9 +58,15 @@ def _words(command: str) -> list[str]:
 
 
 def _join(directory: str, name: str) -> str:
-    import posixpath
-
-    return posixpath.normpath(name if name.startswith("/") else posixpath.join(directory, name))
+    """``name`` resolved against ``directory``, `.` and `..` folded (posixpath costs the hook an import)."""
+    parts: list[str] = []
+    for part in (name if name.startswith("/") else f"{directory}/{name}").split("/"):
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part and part != ".":
+            parts.append(part)
+    return "/" + "/".join(parts)
 
 
 def _looks_like_program(path: str, head: bytes, mode: int) -> bool:
@@ -71,23 +77,24 @@ def _looks_like_program(path: str, head: bytes, mode: int) -> bool:
 
 def read_local(path: str, limit: int = MAX_FILE_BYTES) -> tuple[str, bytes | None, int]:
     """(kind: "file", "dir" or "", content up to ``limit`` + 1 bytes, mode). Never opens anything but a
-    regular file (a FIFO would block the hook)."""
-    import os
-    import stat
+    regular file (a FIFO would block the hook). Uses ``posix`` directly: `os` and `stat` are imports the
+    hook would pay for on every call."""
+    import posix
 
     try:
-        st = os.stat(path)  # noqa: PTH116 - pathlib costs the hook an import on every call
+        mode = posix.stat(path).st_mode
     except (OSError, ValueError):
         return "", None, 0
-    if stat.S_ISDIR(st.st_mode):
-        return "dir", None, st.st_mode
-    if not stat.S_ISREG(st.st_mode):
+    kind = mode & 0o170000
+    if kind == 0o040000:
+        return "dir", None, mode
+    if kind != 0o100000:
         return "", None, 0
     try:
-        with open(path, "rb") as f:
-            return "file", f.read(limit + 1), st.st_mode
+        with open(path, "rb") as f:  # builtin open: pathlib is an import the hook avoids
+            return "file", f.read(limit + 1), mode
     except OSError:
-        return "file", None, st.st_mode
+        return "file", None, mode
 
 
 def attach(command: str, cwd: str, home: str | None = None,

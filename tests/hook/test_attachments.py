@@ -70,3 +70,19 @@ def test_the_file_a_runner_is_told_to_load_is_attached_whatever_its_name(tmp_pat
     (tmp_path / "key.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
     sent = a.attach("make -f Makefile.local status && rm -f key.pem", str(tmp_path))
     assert list(sent) == [str(tmp_path / "Makefile.local")]
+
+
+def test_attaching_costs_the_hook_no_import(tmp_path: Path) -> None:
+    """The hook runs on every tool call: `os`, `posixpath`, `stat` would each cost milliseconds of start-up."""
+    import subprocess
+    import sys
+
+    from tests.support import ROOT
+
+    (tmp_path / "x.sh").write_text("true\n")
+    code = ("import sys; sys.path.insert(0, %r); from hook import attachments, gate; "
+            "assert attachments.attach('sh x.sh', %r); "
+            "print(sorted(m for m in ('os', 'posixpath', 'stat', 'pathlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code % (str(ROOT), str(tmp_path))],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
