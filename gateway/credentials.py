@@ -52,6 +52,14 @@ def seeks_secrets(pattern: str) -> bool:
     return is_key_material(probe) or is_secret_path("/x/" + probe, "/nonexistent") or name.startswith((".env", "id_"))
 
 
+# Tools' credential folders and files named like ordinary project folders (`.wrangler/`, `.supabase/`, `.fly/`
+# are also per-project build or state folders): secret only in a home.
+_HOME_SECRET_SEGMENTS = (".snowsql", ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
+                         ".dbt/profiles.yml", ".databrickscfg", ".nuget/NuGet/NuGet.Config", ".microsoft/usersecrets",
+                         ".password-store", ".s3cfg", ".boto", ".my.cnf", ".fly", ".supabase", ".wrangler",
+                         ".terraformrc", ".oci", ".pulumi/credentials.json", ".twilio-cli", ".kube", ".minikube")
+
+
 def is_key_material(name: str) -> bool:
     """A file name that says it holds a private key, a keystore or a credential (`server.key`, `app.p12`,
     `config/master.key`, `gcp-sa.json`, a browser's `Cookies` store); a certificate or public key is not."""
@@ -81,46 +89,25 @@ _SECRET_SEGMENTS = tuple(
         "Library/Cookies",
         "Library/Keychains",
         # Key stores and secret tools, and tools' files that hold passwords and tokens.
-        ".snowsql",
         ".config/snowflake",
-        ".m2/settings.xml",
-        ".m2/settings-security.xml",
-        ".gradle/gradle.properties",
-        ".dbt/profiles.yml",
-        ".databrickscfg",
-        ".nuget/NuGet/NuGet.Config",
         ".config/NuGet/NuGet.Config",
-        ".microsoft/usersecrets",
         ".config/sops",
         ".config/age",
-        ".password-store",
         ".local/share/keyrings",
         ".config/op",
         ".config/rclone/rclone.conf",
-        ".s3cfg",
-        ".boto",
         ".config/doctl",
         ".config/hub",
-        ".my.cnf",
         ".config/configstore",
-        ".fly",
         ".config/netlify",
         ".config/com.vercel.cli",
         ".local/share/com.vercel.cli",
-        ".supabase",
-        ".wrangler",
-        ".terraformrc",
-        ".oci",
-        ".pulumi/credentials.json",
         ".config/stripe",
-        ".twilio-cli",
         ".config/heroku",
         ".local/share/heroku",
         ".config/git/credentials",
         ".config/pypoetry/auth.toml",
         ".config/helm/registry",
-        ".kube",
-        ".minikube",
         ".config/gh",
         ".config/gcloud",
         ".kube/config",
@@ -239,6 +226,9 @@ def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
     padded = path + "/"
     if any(segment in padded for segment in _SECRET_SEGMENTS):
         return True
+    for root in _homes(home):
+        if padded.startswith(root + "/") and any(padded.startswith(f"{root}/{s}/") for s in _HOME_SECRET_SEGMENTS):
+            return True
 
     if name in _HOME_ONLY_NAMES and _in_home_dir(parent, home):
         return True
@@ -255,7 +245,8 @@ def holds_secrets(directory: str, home: str) -> bool:
     directory = posixpath.normpath(directory or "/")
     places = [*_SYSTEM_SECRETS, *_SYSTEM_SECRET_DIRS, "/etc/ssh", "/root/.ssh"]
     places += [posixpath.join(h, d) for h in _homes(home) for d in _SECRET_DIRS]
-    places += [posixpath.join(h, s.strip("/")) for h in _homes(home) for s in _SECRET_SEGMENTS]
+    places += [posixpath.join(h, s.strip("/")) for h in _homes(home)
+               for s in (*_SECRET_SEGMENTS, *_HOME_SECRET_SEGMENTS)]
     return any(is_within(p, directory) for p in places)
 
 

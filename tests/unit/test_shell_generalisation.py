@@ -119,7 +119,7 @@ CASES = {
     cat.CREDENTIAL_ACCESS + "  ": [
         "kubectl exec -n prod api-0 -- printenv", "dotnet user-secrets list", "cat ~/.snowsql/config",
         "az webapp config appsettings list -n app -g rg", "find ~ -name '*.pem' | xargs -I{} cp {} /tmp/k",
-        "for v in $(compgen -e); do echo \"$v=${!v}\"; done",
+        "for v in $(compgen -e); do echo \"$v=${!v}\"; done", "cat ~/.wrangler/config/default.toml",
     ],
     cat.PUBLISH + " ": ["./gradlew --no-daemon clean publish", "./mvnw -pl api compile jib:build"],
     cat.PERSISTENCE + " ": ["echo 'export MAVEN_OPTS=-javaagent:x.jar' >> ~/.mavenrc"],
@@ -151,7 +151,7 @@ CLEAN = [
     "az storage blob download --account-name a --container-name c --name n --file f", "dbt run --select stg_claims",
     "./gradlew build", "mvn clean install", "dotnet ef database update",
     "find tests -name '*.pem' -exec openssl x509 -in {} \\;",
-    "rabbitmqctl list_queues", "compgen -c | grep git",
+    "rabbitmqctl list_queues", "compgen -c | grep git", "cat .wrangler/tmp/bundle.js", "ls .supabase",
 ]
 
 
