@@ -117,6 +117,13 @@ _SECRET_SEGMENTS = tuple(
         ".cargo/credentials.toml",
         ".gem/credentials",
         ".terraform.d/credentials.tfrc.json",
+        # Machine-learning hubs' and experiment trackers' tokens.
+        ".cache/huggingface/token",
+        ".cache/huggingface/stored_tokens",
+        ".huggingface/token",
+        ".kaggle/kaggle.json",
+        ".mlflow/credentials",
+        ".config/kaggle/kaggle.json",
         # The agent CLIs' own login tokens.
         ".claude/.credentials.json",
         ".gemini/oauth_creds.json",

@@ -29,17 +29,22 @@ _HOME_FILES = STARTUP_FILES | frozenset({
     ".pip/pip.conf",
     ".pydistutils.cfg", ".condarc", ".cargo/config.toml", ".cargo/config", ".m2/settings.xml", ".gradle/init.gradle",
     ".gradle/gradle.properties", ".docker/config.json", ".config/git/attributes", ".gitattributes", ".mavenrc",
-    ".mvn/jvm.config", ".config/pip/pip.ini",
+    ".mvn/jvm.config", ".config/pip/pip.ini", ".iex.exs", ".erlang", ".config/erlang/.erlang", ".ghci",
+    ".ghc/ghci.conf", ".sbtrc", ".config/jshell/startup.jsh", ".lein/profiles.clj", ".clojure/deps.edn",
 })
 _HOME_DIRS = (".config/systemd/user", ".config/autostart", "Library/LaunchAgents", ".config/fish/conf.d",
               ".local/share/systemd/user", ".config/upstart", ".kde/Autostart", ".config/plasma-workspace/env",
-              ".ipython/profile_default/startup", ".gradle/init.d", ".config/zsh", ".oh-my-zsh/custom", ".zsh/")
+              ".ipython/profile_default/startup", ".gradle/init.d", ".config/zsh", ".oh-my-zsh/custom", ".zsh/",
+              # Jupyter's configuration (`c.ServerApp.…` is Python run at every start) and kernel specs (argv)
+              ".jupyter", ".local/share/jupyter/kernels", ".ipython", ".sbt/1.0/plugins", ".sbt/1.0/global.sbt")
 _SYSTEM_PREFIXES = ("/etc/cron", "/var/spool/cron", "/etc/anacrontab", "/etc/systemd", "/lib/systemd",
                     "/usr/lib/systemd", "/etc/init.d", "/etc/rc.local", "/etc/rc", "/etc/profile",
                     "/etc/bash.bashrc", "/etc/zsh", "/etc/environment", "/etc/ld.so.preload", "/etc/xdg/autostart",
                     "/Library/LaunchAgents", "/Library/LaunchDaemons", "/etc/update-motd.d", "/etc/sudoers")
 _ANYWHERE = re.compile(r"(?:^|/)\.git/(?:hooks/|config$)|(?:^|/)(?:sitecustomize|usercustomize)\.py$"
-                       r"|/site-packages/[^/]+\.pth$|(?:^|/)\.husky/")
+                       r"|/site-packages/[^/]+\.pth$|(?:^|/)\.husky/"
+                       # a conda environment's activation hooks run in every shell that activates it
+                       r"|/etc/conda/(?:de)?activate\.d/")
 
 
 def is_persistence_path(path: str, home: str) -> bool:

@@ -146,6 +146,8 @@ HANDLERS: dict[str, Handler] = {
     **packages.HANDLERS,
     **{name: operations.with_judges(packages.HANDLERS[name], *operations.RUNNER_AND_PUBLISH)
        for name in ("pipx", "uv", "poetry")},
+    **{name: operations.with_judges(packages.HANDLERS[name], operations.RUNNER)
+       for name in ("conda", "mamba", "micromamba")},
     **{name: tasks.package_manager(operations.with_judges(packages.HANDLERS[name], *operations.RUNNER_AND_PUBLISH))
        for name in ("npm", "pnpm", "yarn", "bun")},
     **dict.fromkeys(["just", "task"], tasks.task_runner),
@@ -162,6 +164,7 @@ HANDLERS: dict[str, Handler] = {
     # processes
     "ps": processes.ps,
     **dict.fromkeys(["pgrep", "pidof"], processes.pgrep),
+    "nvidia-smi": processes.nvidia_smi,
     # machine
     **dict.fromkeys(["shutdown", "reboot", "halt", "poweroff"], system.power),
     "systemctl": system.systemctl,

@@ -195,6 +195,11 @@ class Facts:
             self.write_path(path, directory)
         else:
             self.writes_somewhere(None)
+            # `"$(python -m site --user-site)/usercustomize.py"`: the place is computed, the file's name is not
+            name = word.value.rsplit("/", 1)[-1]
+            if "/" in word.value and name and not set(name) & set("$`*?[{") and \
+                    is_persistence_path("/unknown/" + name, ""):
+                self.flag(cat.PERSISTENCE)
         return path
 
     def write_path(self, path: str, directory: bool = False) -> None:

@@ -372,8 +372,14 @@ def rsync(call: Call) -> Flow:
     options = scan(call.args, _RSYNC)
     for word in options.values("--exclude-from", "--include-from", "--files-from", "--password-file"):
         call.read(word)
-    deletes = any(name.startswith("--delete") or name == "--remove-source-files" for name, _ in options.flags)
-    return _copy(call, options.operands, deletes)
+    deletes = any(name.startswith("--delete") for name, _ in options.flags)
+    flow = _copy(call, options.operands, deletes)
+    if any(name == "--remove-source-files" for name, _ in options.flags):
+        # a move: the local sources are deleted once sent (files only, so not recursive)
+        for word in options.operands[:-1]:
+            if not hostnames.remote_spec_host(word.value):
+                call.delete(word, False)
+    return flow
 
 
 # Redis clients: the gateway's approvals, quotas, throttles, audit and rule pack live in a Redis. An agent

@@ -240,6 +240,10 @@ def _runner(call: Call) -> str | None:
         return cat.PACKAGE_RUNNER  # `deno run https://…/cli.ts`, `deno run npm:x`
     if name == "deno" and w and _remote_spec(w[0]):
         return cat.PACKAGE_RUNNER
+    if name in ("uv", "pipx", "hatch", "pdm") and w[:1] == ["run"] and any(_remote_spec(x) for x in w[1:2]):
+        return cat.PACKAGE_RUNNER  # `uv run https://…/convert.py`: a script from anywhere, run at once
+    if name in ("conda", "mamba", "micromamba") and w[:1] == ["env"] and _remote_file_option(call):
+        return cat.PACKAGE_RUNNER  # `mamba env create -f https://…/env.yml`: a stranger's packages and pip lines
     if (name == "pnpm" and w[:1] == ["dlx"]) or (name == "yarn" and w[:1] == ["dlx"]) or (
             name == "pipx" and w[:1] == ["run"]) or (name == "uv" and w[:2] == ["tool", "run"]) or (
             name == "bun" and w[:1] == ["x"]):
@@ -271,6 +275,16 @@ def _remote_spec(word: str) -> bool:
     """A package or program named by where it comes from rather than by a registry name."""
     return word.startswith(("http://", "https://", "github:", "gitlab:", "bitbucket:", "git+", "git://", "npm:", "jsr:",
                             "git@")) or word.endswith((".git", ".tgz", ".tar.gz"))
+
+
+def _remote_file_option(call: Call) -> bool:
+    args = [a.value for a in call.args]
+    for i, value in enumerate(args):
+        given = args[i + 1] if value in ("-f", "--file") and i + 1 < len(args) else \
+            value.partition("=")[2] if value.startswith("--file=") else value[2:] if value.startswith("-f") else ""
+        if given.startswith(("http://", "https://")):
+            return True
+    return False
 
 
 def with_judges(handler: Handler, *judges: Callable[[Call], str | None]) -> Handler:
@@ -345,5 +359,6 @@ INFRA: dict[str, Handler] = {
 
 # Package managers that already have install handlers (packages.py) also run and publish packages.
 RUNNER_AND_PUBLISH = (_runner, _package_manager)
+RUNNER = _runner
 LAUNCHED = _launched
 PUBLISHERS = {"cargo": _first_word_publishes("publish"), "gem": _first_word_publishes("push")}

@@ -1,4 +1,4 @@
-"""Process listings: `ps`, `pgrep`, `pidof`. What they print is judged by what it is used for.
+"""Process listings: `ps`, `pgrep`, `pidof`, `nvidia-smi`. What they print is judged by what it is used for.
 
 - Their PIDs, when they list processes the agent did not start — the whole machine (`ps aux`, `ps -e`),
   another user's (`pgrep -u postgres`), a system daemon by name (`pidof sshd`) — carry ``Flow.processes``:
@@ -41,7 +41,7 @@ def ps(call: Call) -> Flow:
 def pgrep(call: Call) -> Flow:
     """pgrep/pidof: PIDs of another user's processes or of a daemon are processes the agent did not start."""
     options_with_user = ("-u", "-U", "-G", "-g", "--euid", "--uid", "--group", "--pgroup")
-    names = []
+    names: list[str] = []
     others = False
     args = call.args
     for i, word in enumerate(args):
@@ -52,7 +52,18 @@ def pgrep(call: Call) -> Flow:
         elif not value.startswith("-") and not (i > 0 and args[i - 1].value in ("-P", "--parent", "-s", "--session",
                                                                                  "-t", "--terminal", "-F",
                                                                                  "--pidfile")):
-            names.append(value.lstrip("^").rstrip("$").strip().rsplit("/", 1)[-1].lower())
+            # `pgrep -f 'jupyter|raylet|python'`: each alternative is a name
+            names.extend(part.lstrip("^").rstrip("$").strip().rsplit("/", 1)[-1].lower() for part in value.split("|"))
     if others or any(n in DAEMONS or n in ("", ".", ".*") for n in names):
+        return Flow(local_data=True, processes=True)
+    return LOCAL_DATA
+
+
+def nvidia_smi(call: Call) -> Flow:
+    """`nvidia-smi --query-compute-apps=pid` and `nvidia-smi pmon` list every process on the GPUs, whoever
+    started it: a kill handed those PIDs is a kill of other users' training jobs."""
+    values = [w.value for w in call.args]
+    if any(v.startswith("--query-compute-apps") or v.startswith("--query-accounted-apps") for v in values) or \
+            "pmon" in values:
         return Flow(local_data=True, processes=True)
     return LOCAL_DATA

@@ -204,6 +204,9 @@ def _discards_work(sub: str, rest: list[Word], settings: dict[str, str] | None =
         return any(r.value.startswith(("+", ":")) for r in refspecs)
     if sub in ("filter-branch", "filter-repo"):
         return True
+    if sub == "lfs":  # `git lfs migrate import|export` rewrites history (`info`, `--no-rewrite` do not)
+        return words[:1] == ["migrate"] and words[1:2] != ["info"] and \
+            not any(w.value == "--no-rewrite" for w in rest)
     if sub == "reflog":
         return bool(words) and words[0] in ("expire", "delete")
     if sub == "gc":

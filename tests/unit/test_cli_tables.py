@@ -61,6 +61,17 @@ CASES = {
         "twilio api:core:messages:create --to +1 --from +2 --body hi",
     ],
     cat.PERSISTENCE: ["npm config set script-shell /tmp/wrap.sh", "yarn config set node-options '--require x'"],
+    # machine-learning data and experiment stores, GPU machines, game and site publishers (mlops.yaml)
+    cat.DESTRUCTIVE_DELETE: ["dvc --cd ml gc -w --cloud -f", "dvc exp remove --all-commits"],
+    cat.DATABASE_DESTROY + " ": ["mlflow gc --backend-store-uri postgresql://m@db/mlflow --older-than 0d",
+                                 "mlflow experiments delete --experiment-id 4"],
+    cat.INFRA_CHANGE + " ": ["sky launch -c ft-a100 configs/sky/finetune.yaml --gpus A100:8 --use-spot -y",
+                             "sky exec ft train.yaml"],
+    cat.INFRA_DESTROY + " ": ["sky down -a -y"],
+    cat.SYSTEM_CONFIG: ["sudo nvidia-smi -i 0 -pl 150", "nvidia-smi --gpu-reset -i 1", "nvidia-smi -pm 1"],
+    cat.PUBLISH + " ": ["steamcmd +login bot +run_app_build \"$PWD/steam/app_build_1.vdf\" +quit",
+                        "ghp-import -n -p -f docs/_build/html", "mkdocs gh-deploy --force",
+                        "dvc push -r origin", "butler push out/ o/g:win"],
 }
 READ_ONLY = [
     "kubectl --context prod -n payments get pods -o wide", "kubectl logs -f deploy/api",
@@ -74,6 +85,11 @@ READ_ONLY = [
     "docker compose down", "docker run --rm -v $PWD:/app node:20 npm test", "docker ps -a", "npm publish --dry-run",
     "cargo publish --dry-run", "bundle exec rails db:migrate", "python manage.py migrate", "alembic upgrade head",
     "php artisan test", "npx prisma generate", "mvn -q test", "./gradlew build", "op --version", "sops -e x.yaml",
+    "dvc pull", "dvc repro", "dvc exp show --md", "dvc gc --dry", "mlflow ui --port 5001",
+    "mlflow runs list --experiment-id 3", "sky status --refresh", "sky launch --dryrun train.yaml", "nvidia-smi",
+    "nvidia-smi --query-gpu=name,memory.used --format=csv -l 5", "nvidia-smi topo -m",
+    "steamcmd +login anonymous +app_update 90 validate +quit", "ghp-import -n docs/_build/html",
+    "mkdocs build --strict",
 ]
 
 
@@ -81,7 +97,7 @@ def categories(command: str) -> frozenset[str]:
     return analyze(command, CWD, HOME).categories
 
 
-@pytest.mark.parametrize(("category", "command"), [(c, x) for c, xs in CASES.items() for x in xs])
+@pytest.mark.parametrize(("category", "command"), [(c.strip(), x) for c, xs in CASES.items() for x in xs])
 def test_what_a_powerful_cli_does_is_flagged(category: str, command: str) -> None:
     assert category in categories(command), categories(command)
 

@@ -16,8 +16,8 @@ HOME = "/home/agent"
     ("shipit deploy --env prod", cat.INFRA_CHANGE),
     ("storecli submit build/app.ipa", cat.PUBLISH),
     ("xcrun altool --upload-app -f build/Shop.ipa", cat.PUBLISH),
-    ("dvc push -r origin", cat.PUBLISH),
-    ("mkdocs gh-deploy --force", cat.INFRA_CHANGE),
+    ("lakefs-sync push -r origin", cat.PUBLISH),
+    ("sitegen gh-deploy --force", cat.INFRA_CHANGE),
     ("notify-cli send --channel ops 'deploy done'", cat.OUTWARD_MESSAGE),
     ("rclone purge remote:bucket", cat.INFRA_DESTROY),
 ])
