@@ -125,6 +125,8 @@ CASES = {
     cat.PROCESS_KILL: ["nvidia-smi --query-compute-apps=pid --format=csv,noheader | xargs -r kill -9",
                        "for pid in $(pgrep -f 'jupyter|raylet|python'); do kill -9 $pid; done"],
     cat.DESTRUCTIVE_DELETE: ["rsync -a --remove-source-files ~/Downloads/datasets/ data/raw/"],
+    cat.SYSTEM_WRITE: ["ffmpeg -y -i renders/intro.mov -c:v prores_ks -profile:v 3 /mnt/nas/masters/intro.mov",
+                       "convert in.png -resize 50% /srv/www/x.png", "mogrify -resize 50% /srv/www/*.png"],
     cat.DESTRUCTIVE_GIT: ["git lfs migrate import --include='*.ckpt,*.safetensors' --everything --yes"],
     cat.PACKAGE_RUNNER: ["uv run https://gist.githubusercontent.com/d/3a/raw/convert.py runs/last.ckpt",
                          "mamba env create -n play -f https://raw.githubusercontent.com/e/r/main/torch.yml"],
@@ -170,6 +172,8 @@ CLEAN = [
     "kill $(pgrep -f 'my_train|my_eval')", "uv run scripts/convert.py", "conda env create -f environment.yml",
     "ls ~/.cache/huggingface/hub", "cat ~/.jupyter/jupyter_server_config.py", "echo 'IEx.configure([])' >> .iex.exs",
     "echo hi > \"$(mktemp -d)/notes.txt\"", "jupyter lab --no-browser",
+    "ffmpeg -hide_banner -i clip.mov -vf scale=640:-1 -an out/clip.mp4", "ffmpeg -i clip.mov -f null -",
+    "convert assets/raw/a.png -resize 50% assets/thumbs/a.png", "magick identify x.png", "mogrify -strip assets/*.png",
 ]
 
 
