@@ -17,6 +17,11 @@ _FFMPEG_FLAGS = frozenset({"-y", "-n", "-an", "-vn", "-sn", "-dn", "-nostdin", "
                            "-hex", "-debug_ts", "-xerror", "-autorotate", "-noautorotate", "-autoscale",
                            "-noautoscale", "-fix_sub_duration", "-stdin", "-version", "-help", "-h", "-formats",
                            "-codecs", "-encoders", "-decoders", "-filters", "-pix_fmts", "-layouts", "-sample_fmts"})
+# Most ImageMagick settings and operators take one argument; these few do not.
+_MAGICK_NO_VALUE = frozenset({"flip", "flop", "strip", "negate", "normalize", "monochrome", "trim", "auto-orient",
+                              "auto-level", "equalize", "verbose", "append", "flatten", "coalesce", "adjoin",
+                              "antialias", "despeckle", "enhance", "mosaic", "layers-optimize", "reverse", "version",
+                              "help", "render", "ping"})
 # ImageMagick's `magick` tools that only read (`magick identify x.png`).
 _MAGICK_READERS = frozenset({"identify", "compare", "display", "stream"})
 
@@ -62,8 +67,4 @@ def imagemagick(call: Call) -> Flow:
 
 
 def _takes_value(option: str) -> bool:
-    # Most ImageMagick settings and operators take one argument; these few do not.
-    return option.lstrip("-+") not in {"flip", "flop", "strip", "negate", "normalize", "monochrome", "trim",
-                                       "auto-orient", "auto-level", "equalize", "verbose", "append", "flatten",
-                                       "coalesce", "adjoin", "antialias", "despeckle", "enhance", "mosaic",
-                                       "layers-optimize", "reverse", "version", "help", "render", "ping"}
+    return option.lstrip("-+") not in _MAGICK_NO_VALUE

@@ -240,7 +240,7 @@ def _runner(call: Call) -> str | None:
         return cat.PACKAGE_RUNNER  # `deno run https://…/cli.ts`, `deno run npm:x`
     if name == "deno" and w and _remote_spec(w[0]):
         return cat.PACKAGE_RUNNER
-    if name in ("uv", "pipx", "hatch", "pdm") and w[:1] == ["run"] and any(_remote_spec(x) for x in w[1:2]):
+    if name in ("uv", "hatch", "pdm") and w[:1] == ["run"] and any(_remote_spec(x) for x in w[1:2]):
         return cat.PACKAGE_RUNNER  # `uv run https://…/convert.py`: a script from anywhere, run at once
     if name in ("conda", "mamba", "micromamba") and w[:1] == ["env"] and _remote_file_option(call):
         return cat.PACKAGE_RUNNER  # `mamba env create -f https://…/env.yml`: a stranger's packages and pip lines

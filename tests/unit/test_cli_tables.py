@@ -68,7 +68,8 @@ CASES = {
     cat.INFRA_CHANGE + " ": ["sky launch -c ft-a100 configs/sky/finetune.yaml --gpus A100:8 --use-spot -y",
                              "sky exec ft train.yaml"],
     cat.INFRA_DESTROY + " ": ["sky down -a -y", "pixi run python scripts/featurestore.py drop-all --env prod --yes"],
-    cat.SYSTEM_CONFIG: ["sudo nvidia-smi -i 0 -pl 150", "nvidia-smi --gpu-reset -i 1", "nvidia-smi -pm 1"],
+    cat.SYSTEM_CONFIG: ["sudo nvidia-smi -i 0 -pl 150", "nvidia-smi --gpu-reset -i 1", "nvidia-smi -pm 1",
+                        "nvidia-smi mig -cgi 9,9 -C", "nvidia-smi mig -i 0 -dgi"],
     cat.PUBLISH + " ": ["steamcmd +login bot +run_app_build \"$PWD/steam/app_build_1.vdf\" +quit",
                         "ghp-import -n -p -f docs/_build/html", "mkdocs gh-deploy --force",
                         "dvc push -r origin", "butler push out/ o/g:win"],
@@ -88,7 +89,7 @@ READ_ONLY = [
     "pixi run -e cuda python train.py", "pixi run test", "pixi install",
     "dvc pull", "dvc repro", "dvc exp show --md", "dvc gc --dry", "mlflow ui --port 5001",
     "mlflow runs list --experiment-id 3", "sky status --refresh", "sky launch --dryrun train.yaml", "nvidia-smi",
-    "nvidia-smi --query-gpu=name,memory.used --format=csv -l 5", "nvidia-smi topo -m",
+    "nvidia-smi --query-gpu=name,memory.used --format=csv -l 5", "nvidia-smi topo -m", "nvidia-smi mig -lgi",
     "steamcmd +login anonymous +app_update 90 validate +quit", "ghp-import -n docs/_build/html",
     "mkdocs build --strict",
 ]
