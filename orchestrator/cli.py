@@ -123,6 +123,7 @@ def main() -> None:
         sys.argv.remove("--debug")
         debug = True
     from orchestrator.errors import UserError
+    from orchestrator.teardown import exit_process
 
     try:
         app()
@@ -130,7 +131,20 @@ def main() -> None:
         if debug:
             raise
         sys.stderr.write(f"acteon-swarm: {e}\n")
-        raise SystemExit(2) from None
+        exit_process(2)
+    except SystemExit as e:  # typer ends every command with one
+        exit_process(_exit_code(e))
+    exit_process(0)
+
+
+def _exit_code(e: SystemExit) -> int:
+    """The status ``sys.exit`` would give: None is 0, an int is itself, anything else was printed, 1."""
+    if e.code is None:
+        return 0
+    if isinstance(e.code, int):
+        return e.code
+    sys.stderr.write(f"{e.code}\n")
+    return 1
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -85,7 +84,9 @@ def test_the_real_child_agrees_with_in_process_analysis() -> None:
 
 
 async def test_the_event_loop_keeps_serving_while_a_command_is_analysed(tmp_path: Path) -> None:
-    pool = Analyzer(size=1, timeout_s=1.5, child=MISBEHAVING)
+    """Health probes are answered while the one analysis child hangs on a dispatch: ordering, not timing
+    (a machine under load may be slow, but never so slow that 5 probes outlast a 3 s hang)."""
+    pool = Analyzer(size=1, timeout_s=3.0, child=MISBEHAVING)
     settings = Settings(rules_dir=ROOT / "rules", state_dir=tmp_path, admin_key=ADMIN_KEY, home="/home/agent")
     app = create_app(settings, analyzer=pool)
     transport = httpx.ASGITransport(app=app)
@@ -94,17 +95,18 @@ async def test_the_event_loop_keeps_serving_while_a_command_is_analysed(tmp_path
             transport=transport, base_url="http://gw"
         ) as http:
             hanging = asyncio.create_task(http.post("/v1/dispatch", json=call(command="HANG"), headers=ADMIN))
-            await asyncio.sleep(0.2)  # let the dispatch reach the analysis (ordering, not timing)
-            probes = []
+            for _ in range(500):  # until the dispatch holds the only child
+                if pool._idle.empty():
+                    break
+                await asyncio.sleep(0.01)
+            assert pool._idle.empty(), "the dispatch never reached the analysis"
             for _ in range(5):
-                started = time.perf_counter()
                 health = await http.get("/v1/health")
-                probes.append(time.perf_counter() - started)
                 assert health.status_code == 200
+            served_while_analysing = not hanging.done()
             answer = (await hanging).json()
     finally:
         pool.close()
-    assert not hanging.cancelled()
+    assert served_while_analysing
     assert answer["allowed"] is False and answer["outcome"] == "pending_approval"
-    assert "not analysed: analysis took longer than 1500 ms" in answer["reason"]
-    assert max(probes) < 0.1, probes
+    assert "not analysed: analysis took longer than 3000 ms" in answer["reason"]

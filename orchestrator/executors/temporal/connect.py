@@ -10,6 +10,7 @@ from temporalio.service import TLSConfig
 
 from orchestrator.errors import UserError
 from orchestrator.executors.base import ExecutorConfig
+from orchestrator.teardown import native_runtime_started
 
 
 def _read(path: str, what: str) -> bytes:
@@ -31,6 +32,7 @@ async def connect(cfg: ExecutorConfig) -> Client:
         raise UserError(f"[executor] api_key_env: ${cfg.api_key_env} is not set")
     if api_key and tls is False:
         tls = True  # an API key only ever travels encrypted
+    native_runtime_started()  # even a refused connect has started the SDK's runtime threads
     try:
         return await Client.connect(cfg.address, namespace=cfg.namespace, tls=tls, api_key=api_key)
     except Exception as e:  # the SDK raises RuntimeError with the transport's words
