@@ -24,7 +24,9 @@ MAX_FILE_BYTES = 128 * 1024  # a program larger than this is sent as None (the r
 MAX_TOTAL_BYTES = 512 * 1024
 MAX_WORDS = 512
 
-SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".py", ".js", ".mjs", ".cjs", ".rb", ".pl", ".php", ".mk", ".sql")
+SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".fish", ".py", ".ipynb", ".js", ".mjs", ".cjs", ".ts", ".mts",
+                   ".cts", ".rb", ".pl", ".php", ".mk", ".sql", ".exs", ".lua", ".jl", ".r", ".R", ".tcl", ".ps1",
+                   ".groovy", ".kts", ".swift")
 # Runner → the files it loads from its directory when none is named.
 MANIFESTS: dict[str, tuple[str, ...]] = {
     "make": ("Makefile", "makefile", "GNUmakefile"),
@@ -35,6 +37,8 @@ MANIFESTS: dict[str, tuple[str, ...]] = {
     "bun": ("package.json",),
     "just": ("justfile", "Justfile", ".justfile"),
     "task": ("Taskfile.yml", "Taskfile.yaml"),
+    **dict.fromkeys(("invoke", "inv"), ("tasks.py",)),
+    "fab": ("fabfile.py",),
     **dict.fromkeys(("honcho", "foreman", "overmind", "hivemind", "forego"), ("Procfile", "Procfile.dev")),
 }
 _SEPARATORS = ";&|()<>`$\"'\n"
@@ -124,6 +128,13 @@ def attach(command: str, cwd: str, home: str | None = None,
         if len(seen) > 64:
             break
         kind, content, mode = read(path)
+        if not kind and not word.startswith("/"):
+            # `cd services/api && mix run priv/x.exs`: a relative name may be meant from a folder named before
+            for directory in directories[1:4]:
+                path = _join(directory, word)
+                kind, content, mode = read(path)
+                if kind:
+                    break
         if kind == "dir":
             # `cd sub && make`, `make -C sub`, `npm --prefix web run x`: runners load from named directories.
             if len(directories) < 8:

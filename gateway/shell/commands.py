@@ -15,11 +15,13 @@ from gateway.shell import (
     interpreters,
     media,
     network,
+    notebooks,
     operations,
     operators,
     packages,
     permissions,
     processes,
+    pytasks,
     readers,
     system,
     tasks,
@@ -194,6 +196,9 @@ HANDLERS: dict[str, Handler] = {
 for _name in clis.tables():
     HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
 HANDLERS["rails"] = interpreters.code_runner(HANDLERS["rails"])
+HANDLERS["mix"] = foreign.mix(HANDLERS["mix"])
+HANDLERS.update(notebooks.HANDLERS)
+HANDLERS.update(pytasks.HANDLERS)
 for _name in ("mvn", "mvnw", "gradle", "gradlew", "dotnet"):  # the programs they run get their arguments read
     HANDLERS[_name] = operations.with_judges(HANDLERS[_name], operations.LAUNCHED)
 
@@ -213,7 +218,7 @@ _RESOLVED: dict[str, Handler] = {}
 # Handlers of tools whose arguments are data (readers, file operations, permissions) or that analyse
 # the code they are given themselves (shells, interpreters, find -exec): `handoff` leaves them alone.
 _DATA_MODULES = frozenset({readers.__name__, archives.__name__, files.__name__, permissions.__name__,
-                           interpreters.__name__, find.__module__})
+                           interpreters.__name__, notebooks.__name__, find.__module__})
 
 
 def checks_handoff(handler: Handler) -> bool:

@@ -49,6 +49,25 @@ def check_arguments(call: Call) -> None:
     if any(("stratum" in w.value or "pool" in w.value or "nicehash" in w.value) and _POOL.search(w.value)
            for w in call.args[:64] if len(w.value) < 4096):
         call.flag(cat.RESOURCE_EXHAUSTION)
+    if call.name in CONTAINER_RUNNERS and {"run", "create", "exec"} & {
+            w.value for w in call.args[:8] if not w.value.startswith("-")} and any(
+            _flood_image(w.value) for w in call.args[:64]):
+        call.flag(cat.RESOURCE_EXHAUSTION)  # `docker run --gpus all …/gpu-burn 604800`
+
+
+CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl", "ctr", "kubectl", "singularity", "apptainer", "enroot",
+                               "lima", "finch"})
+_FLOOD_IMAGE_WORDS = ("stress", "burn", "miner", "xmrig", "forkbomb", "memtester", "loadgen-cpu")
+
+
+def _flood_image(value: str) -> bool:
+    """An image named for a stress tool, a burn-in or a miner (`progrium/stress`, `x/gpu-burn:latest`)."""
+    if value.startswith("--image="):
+        value = value[len("--image="):]
+    if value.startswith("-") or " " in value or len(value) > 256:
+        return False
+    base = value.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0].lower()
+    return any(word in base for word in _FLOOD_IMAGE_WORDS) or base in MINERS
 
 
 def fallocate(call: Call) -> Flow:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from gateway.paths import is_within
 from gateway.shell import categories as cat
+from gateway.shell import program_text
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.generic import note_arguments
 from gateway.shell.invocation import Call
@@ -175,9 +176,12 @@ def _handler(program: _Program) -> Handler:
         if any(not _harmless(program, w.value) for w in code):
             call.flag(cat.DYNAMIC_COMMAND)  # program text in a language the gateway does not read
             note_arguments(call, code)
+            for word in code:
+                program_text.judge(call, word.value, None)  # what it says still counts (`Repo.delete_all`)
         if program.script_operand and operands and not code:
             script_given = True
             call.read(operands[0])  # a secret run as a script is a secret read
+            _read_script(call, operands[0])
             operands = operands[1:]
         opened = bool(operands)
         if program.edits_operands:
@@ -191,6 +195,31 @@ def _handler(program: _Program) -> Handler:
             call.flag(cat.DYNAMIC_COMMAND)  # its program (or ed commands) arrive on stdin
         note_arguments(call, operands)
         return OPAQUE
+
+    return handle
+
+
+def _read_script(call: Call, word: Word) -> None:
+    """A script file the command hook sent with the call (hook/attachments.py): no parser reads its language,
+    but its text is read for what it names — SQL that drops or truncates, client calls that delete or
+    deploy, secrets, hosts — like any program's (``program_text``)."""
+    content = call.file_content(word)
+    if content is not None and content.script is not None:
+        program_text.judge(call, content.script, None)
+    elif content is not None and content.opaque:
+        call.flag(cat.DYNAMIC_COMMAND)  # too large to send: nothing vouches for it
+
+
+def mix(handler: Handler) -> Handler:
+    """`mix run -e CODE`, `mix run priv/repo/x.exs`: Elixir code run inside the project's application (its
+    repository, its credentials) — read as `elixir -e CODE` / `elixir x.exs` would be, then by mix's table."""
+    def handle(call: Call) -> Flow:
+        words = [w.value for w in call.args]
+        if "run" in words[:3] and not any(w.startswith("-") for w in words[:words.index("run")]):
+            rest = call.args[words.index("run") + 1:]
+            if any(not w.value.startswith("-") or w.value.split("=", 1)[0] in ("-e", "--eval") for w in rest):
+                call.invoke([Word("elixir"), *rest])  # `mix run --no-halt` alone starts the application
+        return handler(call)
 
     return handle
 

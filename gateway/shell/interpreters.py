@@ -16,10 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gateway.shell import categories as cat
-from gateway.shell import clis, lexicon, operators, services
+from gateway.shell import clis, lexicon, operators, program_text
 from gateway.shell import code as program
-from gateway.shell import hosts as hostnames
-from gateway.shell.databases import sql_effect
 from gateway.shell.facts import SHELL_READS_STDIN
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.generic import note_arguments
@@ -162,53 +160,6 @@ def script_command(call: Call) -> Flow:
 
 # -- other languages -------------------------------------------------------------------------------
 
-_SOCKET = ("socket", "fsockopen", "tcpsocket", "net.connect", "net.socket", "io::socket",
-           "createconnection", "/dev/tcp/")
-_SPAWN = ("subprocess", "pty.spawn", "import pty", "dup2", "/bin/sh", "/bin/bash", "exec(", "exec ",
-          "popen", "system(", "child_process", "spawn(", "proc_open", "shell_exec", "passthru", "cmd.exe")
-_FETCH = ("urlopen", "urllib", "requests.get", "httpx", "http.client", "fetch(", "lwp::simple",
-          "getstore", "open-uri", "net::http", "file_get_contents('http", 'file_get_contents("http',
-          "curl_exec", "https.get(", "http.get(")
-_RUN = ("exec(", "eval(", "execfile", "compile(", "os.system", "subprocess", "system(", "instance_eval",
-        "new function", "vm.runin", "then(eval", "(eval)", "import(")
-# A module or a method whose name is computed: `require('child' + '_process')`, `obj['exec' + 'Sync'](`,
-# `send(:"sys" + "tem")`, `__import__('o' + 's')`, `globals()[name](`.
-_COMPUTED_NAME = re.compile(r"""(?:\brequire|\bimport|__import__|import_module)\s*\(\s*"""
-                            r"""(?:['"][^'"]*['"]\s*\+|[A-Za-z_$][\w$]*\s*[+)])"""
-                            r"""|\[\s*['"][^'"\]]*['"]\s*\+[^\]]*\]\s*\(|\.send\(\s*:?['"]?\w*['"]?\s*\+"""
-                            r"""|\b(?:send|public_send|__send__|method)\s*\(\s*:?['"]?(?:system|exec|spawn|syscall|`)\b"""
-                            r"""|\b(?:send|public_send|__send__)\s*\(\s*(?:%w|\[|[a-z_]\w*\s*[,)])""")
-# Redis client libraries, in any language: `import redis`, `require('ioredis')`, `Redis.new`, `Predis\Client`.
-_REDIS_CLIENT = re.compile(r"""\bimport\s+(?:redis|aioredis|valkey)\b|\bfrom\s+(?:redis|aioredis|valkey)\b"""
-                           r"""|require\(\s*['"](?:ioredis|redis|@redis/client|valkey)['"]\s*\)"""
-                           r"""|from\s+['"](?:ioredis|redis|@redis/client)['"]|\bRedis\.new\b|Predis\\Client|new\s+Redis\s*\(""")
-# The whole environment walked item by item, in any of the languages (`sort keys %ENV`, `ENV.sort.each`,
-# `Object.entries(process.env)`, `dotenv_values(…)` printed).
-_WALKS_ENVIRONMENT = re.compile(r"\b(?:keys|each|values)\s*\(?\s*%ENV\b"
-                                r"|\bENV\.(?:sort|each|to_h|to_a|map|select|keys)\b"
-                                r"|Object\.(?:entries|keys|values|assign)\(\s*process\.env\s*\)|\.\.\.\s*process\.env\b"
-                                r"|(?:print|pprint|dumps|log|puts|p)\s*\(?[^;\n]*\bdotenv_values\b|dotenv\.(?:parse|config)\(\)\.parsed")
-# One secret-named variable printed (`console.log(process.env.STRIPE_SECRET_KEY)`, `print(os.environ["API_TOKEN"])`).
-_PRINTS_SECRET = re.compile(r"""(?:console\.\w+|print|puts|pp|p|echo|printf|say|write)\s*\(?[^;\n]{0,200}?"""
-                            r"""(?:process\.env\.|os\.environ\[\s*['"]|os\.getenv\(\s*['"]|ENV\[\s*['"]|\$ENV\{\s*['"]?|getenv\(\s*['"])"""
-                            r"""\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL)""",
-                            re.I)
-# SQL handed to a database driver (`.execute("…")`, `.query('…')`, `.exec(…)`, `.raw(…)`).
-_SQL_IN_CODE = re.compile(r"""\.(?:execute|executemany|executescript|exec|query|raw|run)\s*\(\s*[rbfu]?"""
-                          r"""(['"])((?:(?!\1).){6,4000})\1""", re.S)
-_URL_IN_CODE = re.compile(r"""https?://[^\s'"`<>)]+""")
-# Cloud, payment and messaging SDKs: a destroy or a send through them is the CLI's destroy or send.
-_CLOUD_SDK = re.compile(r"""\bboto3\b|\bbotocore\b|google\.cloud|from\s+azure|@aws-sdk/|['"]aws-sdk['"]"""
-                        r"""|@google-cloud/"""
-                        r"""|@azure/|\bstripe\b|\btwilio\b|sendgrid|slack_sdk|@slack/web-api|\bsmtplib\b|nodemailer"""
-                        r"""|\bmailgun|postmark|\bresend\b|discord""", re.I)
-_SDK_EFFECT = re.compile(r"""\.(?:(delete|terminate|destroy|purge|remove|drop|empty|schedule_key_deletion|"""
-                         r"""deleteObjects|"""
-                         r"""delete_objects|deleteBucket|delete_bucket)\w*"""
-                         r"""|(?:send_?mail|sendMail|send_message|sendMessage|send_email|sendEmail|chat_postMessage|postMessage"""
-                         r"""|messages\.create|charges\.create|paymentIntents\.create|payment_intents\.create|transfers\.create"""
-                         r"""|payouts\.create|sendmail))\s*\(""")
-_QUOTED_PATH = re.compile(r"""(['"`])((?:~?/|\.|[\w.-]+/)[^'"`\s$]*)\1|\$\{\s*homedir\(\)\s*\}(/[^'"`\s$]*)""")
 _QUOTED_ITEM = re.compile(r"""'([^']*)'|"([^"]*)\"""")
 
 
@@ -303,37 +254,8 @@ def _parse(args: list[Word], lang: _Language) -> _Parsed:
 
 
 def analyze_code(call: Call, code: str, lang: _Language) -> None:
-    """Heuristics for program text in a language other than bash."""
-    lower = code.lower()
-    if any(s in lower for s in _SOCKET) and any(s in lower for s in _SPAWN):
-        call.flag(cat.REVERSE_SHELL)
-    if any(s in lower for s in _FETCH) and any(s in lower for s in _RUN):
-        call.flag(cat.REMOTE_CODE)
-    if "fork" in lower and ("while" in lower or "loop" in lower or "for(;;)" in lower or "until" in lower):
-        call.flag(cat.FORK_BOMB)
-    if _COMPUTED_NAME.search(code):
-        call.flag(cat.DYNAMIC_COMMAND)  # `require('child' + '_process')`, `m['exec' + 'Sync'](…)`: named at run time
-    if _REDIS_CLIENT.search(code):
-        call.flag(cat.GATEWAY_STATE)  # a Redis client library: the gateway's decisions live in a Redis
-    if _WALKS_ENVIRONMENT.search(code) or _PRINTS_SECRET.search(code):
-        call.flag(cat.CREDENTIAL_ACCESS)  # the whole environment walked, or a secret variable printed
-    for url in _URL_IN_CODE.findall(code[: 1 << 16])[:64]:
-        services.judge(call, "POST", [url])  # a webhook named in a program is there to be posted to
-    local_db = re.search(r"\b(?:sqlite3|duckdb|better-sqlite3|:memory:)\b", code) is not None
-    for statement in [] if local_db else _SQL_IN_CODE.findall(code[: 1 << 16])[:32]:
-        effect = sql_effect(statement[1])
-        if effect == cat.DATABASE_DESTROY:
-            call.flag(effect)  # `cur.execute("TRUNCATE trips")` through a database driver
-    sdk = _SDK_EFFECT.search(code)
-    if sdk is not None and _CLOUD_SDK.search(code):
-        call.flag(cat.INFRA_DESTROY if sdk.group(1) else cat.OUTWARD_MESSAGE)
-    for host in hostnames.url_hosts(code):
-        call.host(host)
-    for match in _QUOTED_PATH.finditer(code):
-        if match.group(3) is not None:
-            call.read(Word("~" + match.group(3)))  # `${homedir()}/.aws/credentials`
-        elif match.group(2) not in (".", ".."):
-            call.read(Word(match.group(2)))  # any secret the text names counts as read
+    """Program text in a language other than bash: what its text says, then what its API calls do."""
+    program_text.judge(call, code, lang.name)
     effects = program.effects_of(lang.name, code) if lang.name else None
     if effects is not None:
         _apply(call, effects)
@@ -347,6 +269,11 @@ def analyze_code(call: Call, code: str, lang: _Language) -> None:
             command = command[1:-1]
         if command.strip():
             call.run_script(command)
+
+
+def python_code(call: Call, code: str) -> None:
+    """Python program text run by something other than the interpreter's command line (a notebook's cells)."""
+    analyze_code(call, code, _PYTHON)
 
 
 def _apply(call: Call, effects: list[program.Effect]) -> None:

@@ -266,8 +266,13 @@ def _launched(call: Call) -> str | None:
                 lexicon.judge_launched(call, [Word(x) for x in value.split()])
     elif call.name in ("cargo", "dotnet") and w[:1] == ["run"]:
         marker = next((i for i, a in enumerate(args) if a.value == "--"), None)
-        if marker is not None:
-            lexicon.judge_launched(call, args[marker + 1:])
+        options = args[:marker] if marker is not None else args
+        # `cargo run --bin wipe_renditions -- …`, `dotnet run --project tools/Purge`: the program's own name
+        name = next((b.value if not eq else value for a, b in zip(options, [*options[1:], Word("")], strict=True)
+                     for key, eq, value in [a.value.partition("=")]
+                     if key in ("--bin", "--example", "--project", "-p", "--package")), "")
+        if marker is not None or name:
+            lexicon.judge_launched(call, args[marker + 1:] if marker is not None else [], name)
     return None
 
 

@@ -8,7 +8,9 @@ drop a search index. The effect is read from the method and the endpoint:
 - **data stores** spoken to over HTTP (Elasticsearch/OpenSearch, CouchDB, Solr, InfluxDB, Meilisearch,
   Typesense, Qdrant …), by port or by their destructive endpoints: a `DELETE`, `_delete_by_query`, an index
   drop → ``database_destroy``; other writes → ``database_change``;
-- any other `DELETE` to a host off this machine → ``infra_destroy``.
+- any other `DELETE` to a host off this machine → ``infra_destroy``, and so is a write to an endpoint whose
+  path says it deletes (`POST /api/v1/admin/tsdb/delete_series`); one whose path says it deploys or moves
+  a stage (`…/transition-stage`, `…/deploy`) → ``infra_change``.
 """
 
 from __future__ import annotations
@@ -37,10 +39,16 @@ _DATASTORE_PORTS = frozenset({"9200", "9201", "9243", "5984", "8983", "8086", "8
 _DATASTORE_DESTROY = re.compile(r"/_delete_by_query|/_all\b|/_flush|/_truncate|/_drop|/solr/[^/]+/update\?.*delete|"
                                 r"/api/v\d+/.*(?:drop|truncate)|/_data_stream/", re.I)
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# A write to an endpoint whose path names a destroy or deploy verb as a word of its own (RPC-style APIs).
+_PATH_VERB = re.compile(r"(?:^|[/_.:-])(delete|destroy|purge|wipe|erase|drop|truncate|terminate|deregister"
+                        r"|decommission|clean_?tombstones|deploy|undeploy|rollback|promote|transition|failover"
+                        r"|shutdown|scale)(?=$|[/_.:?-])")
+_CHANGE_VERBS = frozenset({"deploy", "undeploy", "rollback", "promote", "transition", "failover", "scale"})
 
 
-def judge(call: Call, method: str, urls: list[str]) -> None:
-    """Flag what ``method`` requests to ``urls`` do."""
+def judge(call: Call, method: str, urls: list[str], *, verbs_in_path: bool = True) -> None:
+    """Flag what ``method`` requests to ``urls`` do. ``verbs_in_path=False`` for URLs merely named in a
+    program's text (a link to `…/delete-objects.html` in a comment is not a request)."""
     method = method.upper()
     for url in urls[:64]:
         lowered = url.lower()
@@ -62,3 +70,7 @@ def judge(call: Call, method: str, urls: list[str]) -> None:
             call.flag(cat.DATABASE_CHANGE)
         elif method == "DELETE" and not local:
             call.flag(cat.INFRA_DESTROY)
+        elif method in _WRITES and not local and verbs_in_path:
+            verb = _PATH_VERB.search(rest.split("?", 1)[0].split("/", 1)[-1])
+            if verb is not None:  # `POST …/admin/tsdb/delete_series`, `…/model-versions/transition-stage`
+                call.flag(cat.INFRA_CHANGE if verb.group(1) in _CHANGE_VERBS else cat.INFRA_DESTROY)

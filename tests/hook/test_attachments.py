@@ -86,3 +86,22 @@ def test_attaching_costs_the_hook_no_import(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-I", "-S", "-c", code % (str(ROOT), str(tmp_path))],
                          capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_notebooks_task_files_and_scripts_of_other_languages_are_attached(tmp_path: Path) -> None:
+    (tmp_path / "nb").mkdir()
+    (tmp_path / "nb" / "clean.ipynb").write_text('{"cells": []}')
+    (tmp_path / "tasks.py").write_text("from invoke import task\n")
+    (tmp_path / "prune.exs").write_text("IO.puts 1\n")
+    (tmp_path / "gen.ts").write_text("console.log(1)\n")
+    assert set(a.attach("papermill nb/clean.ipynb out.ipynb", str(tmp_path))) == {str(tmp_path / "nb" / "clean.ipynb")}
+    assert set(a.attach("invoke wipe", str(tmp_path))) == {str(tmp_path / "tasks.py")}
+    assert set(a.attach("mix run prune.exs && deno run gen.ts", str(tmp_path))) == {
+        str(tmp_path / "prune.exs"), str(tmp_path / "gen.ts")}
+
+
+def test_a_relative_script_is_found_from_the_folder_the_command_moves_to(tmp_path: Path) -> None:
+    (tmp_path / "services" / "api" / "priv").mkdir(parents=True)
+    (tmp_path / "services" / "api" / "priv" / "reset.exs").write_text("IO.puts 1\n")
+    sent = a.attach("cd services/api && mix run priv/reset.exs", str(tmp_path))
+    assert set(sent) == {str(tmp_path / "services" / "api" / "priv" / "reset.exs")}

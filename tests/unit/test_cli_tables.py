@@ -91,7 +91,8 @@ READ_ONLY = [
     "mlflow runs list --experiment-id 3", "sky status --refresh", "sky launch --dryrun train.yaml", "nvidia-smi",
     "nvidia-smi --query-gpu=name,memory.used --format=csv -l 5", "nvidia-smi topo -m", "nvidia-smi mig -lgi",
     "steamcmd +login anonymous +app_update 90 validate +quit", "ghp-import -n docs/_build/html",
-    "mkdocs build --strict",
+    "mkdocs build --strict", "wrangler d1 execute app-db --local --command 'DROP TABLE scratch'",
+    "wrangler kv key delete --local --binding CACHE k",
 ]
 
 

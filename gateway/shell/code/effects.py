@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 DELETE = "delete"  # one file or empty directory (os.remove, fs.unlinkSync, unlink)
@@ -20,3 +21,12 @@ MAX_EFFECTS = 256  # a program with more API calls than this is judged on the fi
 class Effect:
     kind: str
     value: str | None  # a path, a command line or a host; None when the program builds it at run time
+
+
+def command_line(argv: list[str | None]) -> str | None:
+    """An argument vector as a shell command line. An argument the program computes becomes an unknown
+    shell variable (`rm -rf "$ARGUMENT"` stays a delete of an unknown path); a computed program name makes
+    the command unknowable (None)."""
+    if not argv or argv[0] is None:
+        return None
+    return " ".join(shlex.quote(a) if a is not None else '"$ARGUMENT"' for a in argv)

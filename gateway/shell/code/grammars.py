@@ -10,7 +10,6 @@ literal: a command built at run time is ``DYNAMIC``, a recursive delete of a bui
 from __future__ import annotations
 
 import re
-import shlex
 import threading
 import warnings
 from collections.abc import Iterator
@@ -29,6 +28,7 @@ from gateway.shell.code.effects import (
     READ,
     WRITE,
     Effect,
+    command_line,
 )
 
 _MAX_NODES = 50_000  # the command line is already bounded (64 KiB); this bounds the walk too
@@ -284,7 +284,7 @@ def _call(node: Node, grammar: _Grammar, language: str, aliases: dict[str, str])
         return [_ruby_open(args)] if args else []
     if kind == EXEC:
         if index == -1 and len(args) > 1:
-            return [Effect(EXEC, shlex.join(args) if all(a is not None for a in args) else None)]  # type: ignore[arg-type]
+            return [Effect(EXEC, command_line(args))]
         return [Effect(EXEC, args[0] if args else None)]
     if index == -1:  # every argument is a target: unlink('a', 'b'), FileUtils.rm_rf(['/a', '/b'])
         return [Effect(kind, a) for a in args] or [Effect(kind, None)]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import posixpath
-import shlex
 
 from gateway.shell.code.effects import (
     CONNECT,
@@ -24,6 +23,7 @@ from gateway.shell.code.effects import (
     READ,
     WRITE,
     Effect,
+    command_line,
 )
 
 _MAX_NESTED = 4  # exec("exec('…')") levels followed
@@ -101,8 +101,9 @@ class _Reader:
         for node in nodes:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 name = node.targets[0].id
-                if isinstance(node.value, (ast.Name, ast.Attribute)):
-                    # `f = os.unlink; f(p)`: a function (or module) under another name, resolved like an import
+                if isinstance(node.value, (ast.Name, ast.Attribute, ast.Call)):
+                    # `f = os.unlink; f(p)`, `run = getattr(os, 'sys' + 'tem')`, `m = __import__('os')`: a
+                    # function (or module) under another name, resolved like an import
                     target = self.qualified(node.value)
                     if target is not None and target != name:
                         self.aliases[name] = target
@@ -246,8 +247,7 @@ class _Reader:
     def argv(self, node: ast.expr) -> str | None:
         """A command given as a string or a list of literals, as one shell command line."""
         if isinstance(node, (ast.List, ast.Tuple)):
-            items = [self.fold(e) for e in node.elts]
-            return shlex.join(items) if items and all(i is not None for i in items) else None  # type: ignore[arg-type]
+            return command_line([self.fold(e) for e in node.elts])
         return self.fold(node)
 
     # -- calls ----------------------------------------------------------------------------------------
@@ -272,8 +272,7 @@ class _Reader:
 
     def argument(self, node: ast.Call, kind: str, index: int) -> str | None:
         if kind == EXEC and index < 0:  # execl(path, arg0, arg1…): the arguments after the path
-            items = [self.fold(a) for a in node.args[-index:]]
-            return shlex.join(items) if items and all(i is not None for i in items) else None  # type: ignore[arg-type]
+            return command_line([self.fold(a) for a in node.args[-index:]])
         if index >= len(node.args):
             keyword = {"src": 0, "dst": 1, "path": 0, "args": 0, "cmd": 0, "command": 0, "address": 0,
                        "host": 0}

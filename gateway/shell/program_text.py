@@ -1,0 +1,230 @@
+"""What program text says, in any language: the part of reading code that needs no parser.
+
+Interpreter code (``python -c``, ``node -e``, scripts run by name, notebooks' cells) and code in languages
+with no parser here (Elixir, Lua, Go or Rust sources run by their toolchains) are read for what their text
+names, before and beside a parser's API-level reading (``gateway.shell.code``):
+
+- telltale combinations: a socket plus a spawned shell, a download plus an eval, a fork in a loop;
+- names computed at run time (`require('child' + '_process')`), a Redis client (the gateway's store);
+- the environment walked or printed, a secret variable or a client's secret attribute printed;
+- URLs (posted to, hosts reached), SQL statements in string literals that drop, truncate or change rows
+  without a filter, paths of secrets;
+- **client-library calls judged by their verb** (``sdk_verb``): a method whose name says it deletes,
+  deploys, publishes, uploads or sends does through an SDK what the service's CLI would
+  (`MlflowClient().delete_registered_model(…)`, `HfApi().upload_folder(…)`, `model.deploy(…)`,
+  `Repo.delete_all(User)`). Client libraries appear faster than anyone can list them, so no list of
+  libraries gates this; words that also name everyday work on local data (`list.remove`, `df.drop`,
+  `map.delete` in JavaScript, `hash.delete` in Ruby, `proc.terminate()`) are left out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gateway.shell import categories as cat
+from gateway.shell import hosts as hostnames
+from gateway.shell import services
+from gateway.shell.databases import sql_effect
+from gateway.shell.invocation import Call
+from gateway.shell.words import Word
+
+_SOCKET = ("socket", "fsockopen", "tcpsocket", "net.connect", "net.socket", "io::socket",
+           "createconnection", "/dev/tcp/")
+_SPAWN = ("subprocess", "pty.spawn", "import pty", "dup2", "/bin/sh", "/bin/bash", "exec(", "exec ",
+          "popen", "system(", "child_process", "spawn(", "proc_open", "shell_exec", "passthru", "cmd.exe")
+_FETCH = ("urlopen", "urllib", "requests.get", "httpx", "http.client", "fetch(", "lwp::simple",
+          "getstore", "open-uri", "net::http", "file_get_contents('http", 'file_get_contents("http',
+          "curl_exec", "https.get(", "http.get(")
+_RUN = ("exec(", "eval(", "execfile", "compile(", "os.system", "subprocess", "system(", "instance_eval",
+        "new function", "vm.runin", "then(eval", "(eval)", "import(")
+# A module or a method whose name is computed: `require('child' + '_process')`, `obj['exec' + 'Sync'](`,
+# `send(:"sys" + "tem")`, `__import__('o' + 's')`, `globals()[name](`.
+_COMPUTED_NAME = re.compile(r"""(?:\brequire|\bimport|__import__|import_module)\s*\(\s*"""
+                            r"""(?:['"][^'"]*['"]\s*\+|[A-Za-z_$][\w$]*\s*[+)])"""
+                            r"""|\[\s*['"][^'"\]]*['"]\s*\+[^\]]*\]\s*\(|\.send\(\s*:?['"]?\w*['"]?\s*\+"""
+                            r"""|\b(?:send|public_send|__send__|method)\s*\(\s*:?['"]?(?:system|exec|spawn|syscall|`)\b"""
+                            r"""|\b(?:send|public_send|__send__)\s*\(\s*(?:%w|\[|[a-z_]\w*\s*[,)])""")
+# Redis client libraries, in any language: `import redis`, `require('ioredis')`, `Redis.new`, `Predis\Client`.
+_REDIS_CLIENT = re.compile(r"""\bimport\s+(?:redis|aioredis|valkey)\b|\bfrom\s+(?:redis|aioredis|valkey)\b"""
+                           r"""|require\(\s*['"](?:ioredis|redis|@redis/client|valkey)['"]\s*\)"""
+                           r"""|from\s+['"](?:ioredis|redis|@redis/client)['"]|\bRedis\.new\b|Predis\\Client|new\s+Redis\s*\(""")
+# The whole environment walked item by item, in any of the languages (`sort keys %ENV`, `ENV.sort.each`,
+# `Object.entries(process.env)`, `dotenv_values(…)` printed).
+_WALKS_ENVIRONMENT = re.compile(r"\b(?:keys|each|values)\s*\(?\s*%ENV\b"
+                                r"|\bENV\.(?:sort|each|to_h|to_a|map|select|keys)\b"
+                                r"|Object\.(?:entries|keys|values|assign)\(\s*process\.env\s*\)|\.\.\.\s*process\.env\b"
+                                r"|(?:print|pprint|dumps|log|puts|p)\s*\(?[^;\n]*\bdotenv_values\b|dotenv\.(?:parse|config)\(\)\.parsed")
+# One secret-named variable printed (`console.log(process.env.STRIPE_SECRET_KEY)`, `print(os.environ["API_TOKEN"])`).
+_PRINTS_SECRET = re.compile(r"""(?:console\.\w+|print|puts|pp|p|echo|printf|say|write)\s*\(?[^;\n]{0,200}?"""
+                            r"""(?:process\.env\.|os\.environ\[\s*['"]|os\.getenv\(\s*['"]|ENV\[\s*['"]|\$ENV\{\s*['"]?|getenv\(\s*['"])"""
+                            r"""\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL)""",
+                            re.I)
+# A string literal that is an SQL statement changing data or schema, wherever it is handed (`.execute("…")`,
+# `Ecto.Adapters.SQL.query!(Repo, "TRUNCATE events")`, `DB::statement('DROP TABLE …')`, a variable first).
+_SQL_STRING = re.compile(r"""(['"])\s*((?:DROP|TRUNCATE|DELETE|UPDATE|ALTER)\s(?:(?!\1).){4,4000})\1""", re.S | re.I)
+_URL_IN_CODE = re.compile(r"""https?://[^\s'"`<>)]+""")
+_QUOTED_PATH = re.compile(r"""(['"`])((?:~?/|\.|[\w.-]+/)[^'"`\s$]*)\1|\$\{\s*homedir\(\)\s*\}(/[^'"`\s$]*)""")
+
+# Client-library methods by the verb their name starts with (`delete_registered_model`, `deleteBucket`,
+# `upload_folder`, `push_to_hub`, `transition_model_version_stage`). A compound name (verb + `_` or a capital)
+# names a remote resource, and so does a long-running operation's (`begin_delete(…)`). A bare verb (`.delete(`)
+# counts only where collections have no such method: in Python (_BARE), and in Ruby only destroy/purge and the
+# `_all` forms (_BARE_RUBY: Ruby's Hash#delete and JavaScript's Map#delete take a key).
+_COMPOUND = re.compile(r"""\.(?:begin_|start_|async_)?(delete|destroy|purge|wipe|erase|terminate|deregister"""
+                       r"""|decommission|deprovision|nuke|deploy|undeploy|redeploy|rollback|promote|transition|failover"""
+                       r"""|upload|publish|push_to)(?:_|(?=[A-Z])|(?<=[a-z])(?=\s*\())(\w*)\s*\(""", re.I)
+# Sends: the whole name says it (`send_email(…)`, `sendMessage(…)`, `chat_postMessage(…)`).
+_SENDS = re.compile(r"""\.(?:send_?mail|send_?email|send_?sms|send_?message|chat_post_?message)\w*\s*\(""", re.I)
+_BARE = re.compile(r"""\.(delete|destroy|purge|deploy|upload|publish|sendmail|transition)\s*[(!]""")
+_BARE_RUBY = re.compile(r"""\.(destroy|destroy_all|delete_all|purge|deploy|upload|publish)\b!?""")
+# Compound names that are everyday work on local data, whatever their verb.
+_LOCAL_COMPOUNDS = re.compile(r"(?i)^(?:delete_?(?:if|prefix|suffix|char_?at|property|at|key|item|line|row_?at)"
+                              r"|drop_?(?:duplicates|na|level)|upload_?progress|terminate_?process)$")
+_DROPS = re.compile(r"""\.drop_?(database|db|table|tables|collection|index|schema|keyspace|bucket|all)\w*\s*\(""", re.I)
+_SCHEDULED_DELETION = re.compile(r"""\.schedule_?\w*deletion\w*\s*\(""", re.I)  # KMS keys, secrets, projects
+# Through a cloud SDK even the everyday words remove (`remove_role_from_instance_profile`), empty and terminate.
+_CLOUD_SDK = re.compile(r"""\bboto3\b|\bbotocore\b|google\.cloud|from\s+azure|@aws-sdk/|['"]aws-sdk['"]"""
+                        r"""|@google-cloud/|@azure/""", re.I)
+_CLOUD_REMOVES = re.compile(r"""\.(?:remove|empty|terminate)\w*\s*\(""")
+# Payment and messaging resources created through an SDK (`stripe.Refund.create`, `client.refunds.create`,
+# `twilio … messages.create` — the latter only with a messaging SDK: an LLM SDK's messages.create is a prompt).
+_MONEY = re.compile(r"""\b(?:charges|refunds|payouts|transfers|payment_?intents|Charge|Refund|Payout|Transfer"""
+                    r"""|PaymentIntent)\.create\s*\(""")
+_MESSAGING_SDK = re.compile(r"""\btwilio\b|sendgrid|slack_sdk|@slack/web-api|\bsmtplib\b|nodemailer|\bmailgun"""
+                            r"""|postmark|\bresend\b|discord|telegram|\bvonage\b|messagebird""", re.I)
+_MESSAGE_CREATE = re.compile(r"""\.messages\.create\s*\(|\.postMessage\s*\(|\.send\s*\(""")
+# A secret held by a client object and printed (`print(wandb.Api().api_key)`, `puts client.token`), or read
+# from a secret manager (`get_secret_value`, `access_secret_version`).
+_PRINTS_SECRET_ATTRIBUTE = re.compile(
+    r"""(?:console\.\w+|print|puts|pp|p|echo|printf|say|write|IO\.puts|dumps)\s*\(?[^;\n]{0,200}?"""
+    r"""\.(?:\w+_)?(?:api_?key|token|secret|secret_?key|password|passwd|access_?key|private_?key|credentials)\b(?!\s*\()""",
+    re.I)
+_SECRET_MANAGER_READ = re.compile(r"""\.(?:get_secret_value|getSecretValue|access_secret_version|accessSecretVersion"""
+                                  r"""|get_secret|getSecret|read_secret\w*)\s*\(""")
+# Memory (and GPU memory) taken in one go or without end: `bytearray(1 << 34)`, `[bytearray(1 << 30) for _ in
+# range(4096)]`, `torch.empty(1 << 30, device='cuda')` appended in an endless loop, `Buffer.alloc(2**33)`.
+_ALLOCATION = re.compile(r"""(?:\bbytearray|\bbytes"""
+                         r"""|\b(?:np|numpy|torch|cupy|jnp)\.(?:zeros|ones|empty|full|rand|randn)"""
+                         r"""|Buffer\.alloc(?:Unsafe)?|\bnew\s+(?:Array|ArrayBuffer|Uint8Array|Float64Array)|\bmalloc"""
+                         r"""|\bcalloc)\s*\(\s*([0-9_\s<*+()e.]{1,40}?)\s*[,)]"""
+                         r"""|(['"]).\2\s*\*\s*([0-9_\s<*+()e.]{1,40})""")
+_ENDLESS = re.compile(r"""\bwhile\s*\(?\s*(?:True|1|true)\s*\)?\s*[:{]|iter\s*\(\s*int\s*,|itertools\.count\s*\(|"""
+                      r"""\bfor\s*\(\s*;\s*;\s*\)|\bloop\s+do\b|\bloop\s*\{""")
+_RANGE = re.compile(r"""\brange\s*\(\s*([0-9_\s<*+()e.]{1,40}?)\s*\)""")
+FLOOD_BYTES = 8 << 30  # as for files (gateway/shell/exhaustion.py): more than any test needs
+
+
+def _number(expression: str) -> int | None:
+    """A constant integer expression (`1 << 30`, `4 * 1024**3`, `10_000_000`); None for anything else."""
+    import ast
+
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+    def value(node: ast.expr) -> int | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            return int(node.value)
+        if isinstance(node, ast.BinOp):
+            left, right = value(node.left), value(node.right)
+            if left is None or right is None or abs(left) > 1 << 64 or abs(right) > 1 << 64:
+                return None
+            if isinstance(node.op, ast.LShift) and 0 <= right <= 64:
+                return left << right
+            if isinstance(node.op, ast.Pow) and 0 <= right <= 64 and abs(left) <= 1 << 16:
+                return int(left ** right)
+            if isinstance(node.op, ast.Mult):
+                return left * right
+            if isinstance(node.op, ast.Add):
+                return left + right
+        return None
+
+    return value(tree.body)
+
+
+def floods_memory(code: str) -> bool:
+    """One allocation past ``FLOOD_BYTES``, allocations repeated past it, or any allocation of a megabyte or
+    more repeated without end."""
+    text = code[: 1 << 16]
+    sizes = [_number(m.group(1) or m.group(3) or "") or 0 for m in _ALLOCATION.finditer(text)]
+    if not sizes:
+        return False
+    largest = max(sizes)
+    if largest >= FLOOD_BYTES:
+        return True
+    if largest >= 1 << 20 and _ENDLESS.search(text):
+        return True
+    repeats = [_number(m.group(1)) or 0 for m in _RANGE.finditer(text)]
+    return bool(repeats) and largest * max(repeats) >= FLOOD_BYTES
+
+
+_VERB_CATEGORY = {
+    **dict.fromkeys(("delete", "destroy", "purge", "wipe", "erase", "terminate", "deregister", "decommission",
+                     "deprovision", "nuke", "delete_all", "destroy_all"), cat.INFRA_DESTROY),
+    **dict.fromkeys(("deploy", "undeploy", "redeploy", "rollback", "promote", "transition", "failover"),
+                    cat.INFRA_CHANGE),
+    **dict.fromkeys(("upload", "publish", "push_to"), cat.PUBLISH),
+    "sendmail": cat.OUTWARD_MESSAGE,
+}
+
+
+def sdk_verbs(code: str, language: str | None) -> list[str]:
+    """The categories of the client-library calls in ``code`` (see the module's docstring)."""
+    text = code[: 1 << 17]
+    out: list[str] = []
+    for match in _COMPOUND.finditer(text):
+        verb, rest = match.group(1).lower(), match.group(2)
+        name = match.group(0)[1:].split("(", 1)[0].strip()
+        prefixed = name.lower().startswith(("begin_", "start_", "async_"))
+        if not rest and not prefixed:
+            continue  # a bare `.delete(` is for _BARE to judge, by language
+        if _LOCAL_COMPOUNDS.match(name) or (verb == "terminate" and not rest):
+            continue
+        out.append(_VERB_CATEGORY.get(verb, _VERB_CATEGORY.get(verb.replace("_", ""), cat.INFRA_DESTROY)))
+    bare = _BARE if language == "python" else _BARE_RUBY if language == "ruby" else None
+    if bare is not None:
+        out.extend(_VERB_CATEGORY[m.group(1).lower()] for m in bare.finditer(text))
+    if _DROPS.search(text) or _SCHEDULED_DELETION.search(text) or (
+            _CLOUD_SDK.search(text) and _CLOUD_REMOVES.search(text)):
+        out.append(cat.INFRA_DESTROY)
+    if _SENDS.search(text) or _MONEY.search(text) or (_MESSAGING_SDK.search(text) and _MESSAGE_CREATE.search(text)):
+        out.append(cat.OUTWARD_MESSAGE)
+    return out
+
+
+def judge(call: Call, code: str, language: str | None) -> None:
+    """Flag what ``code`` (in ``language``: python, javascript, ruby, perl, php; None for one with no
+    parser here) says it does."""
+    lower = code.lower()
+    if any(s in lower for s in _SOCKET) and any(s in lower for s in _SPAWN):
+        call.flag(cat.REVERSE_SHELL)
+    if any(s in lower for s in _FETCH) and any(s in lower for s in _RUN):
+        call.flag(cat.REMOTE_CODE)
+    if "fork" in lower and ("while" in lower or "loop" in lower or "for(;;)" in lower or "until" in lower):
+        call.flag(cat.FORK_BOMB)
+    if _COMPUTED_NAME.search(code):
+        call.flag(cat.DYNAMIC_COMMAND)  # `require('child' + '_process')`, `m['exec' + 'Sync'](…)`: named at run time
+    if _REDIS_CLIENT.search(code):
+        call.flag(cat.GATEWAY_STATE)  # a Redis client library: the gateway's decisions live in a Redis
+    if (_WALKS_ENVIRONMENT.search(code) or _PRINTS_SECRET.search(code) or _PRINTS_SECRET_ATTRIBUTE.search(code)
+            or _SECRET_MANAGER_READ.search(code)):
+        call.flag(cat.CREDENTIAL_ACCESS)  # the environment walked, a secret printed or fetched
+    for url in _URL_IN_CODE.findall(code[: 1 << 16])[:64]:
+        services.judge(call, "POST", [url], verbs_in_path=False)  # a webhook named in code is there to be posted to
+    local_db = re.search(r"\b(?:sqlite3|duckdb|better-sqlite3|:memory:)\b", code) is not None
+    for statement in [] if local_db else _SQL_STRING.findall(code[: 1 << 16])[:32]:
+        effect = sql_effect(statement[1])
+        if effect == cat.DATABASE_DESTROY:
+            call.flag(effect)  # `cur.execute("TRUNCATE trips")` through a database driver
+    if floods_memory(code):
+        call.flag(cat.RESOURCE_EXHAUSTION)
+    for category in dict.fromkeys(sdk_verbs(code, language)):
+        call.flag(category)
+    for host in hostnames.url_hosts(code):
+        call.host(host)
+    for match in _QUOTED_PATH.finditer(code):
+        if match.group(3) is not None:
+            call.read(Word("~" + match.group(3)))  # `${homedir()}/.aws/credentials`
+        elif match.group(2) not in (".", ".."):
+            call.read(Word(match.group(2)))  # any secret the text names counts as read

@@ -1,0 +1,207 @@
+"""Program text read for what it says in any language (gateway/shell/program_text.py), notebooks and Python
+task files that run (gateway/shell/notebooks.py, gateway/shell/pytasks.py), code the gateway has no parser
+for (Elixir through mix) — every case a variant written for its class, with the everyday look-alikes that
+must stay allowed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gateway.shell import analyze
+from gateway.shell import categories as cat
+from gateway.shell.notebooks import cells
+from gateway.shell.program_text import floods_memory, sdk_verbs
+
+CWD = "/home/agent/work/lab"
+HOME = "/home/agent"
+
+
+def categories(command: str, files: dict[str, str | None] | None = None) -> frozenset[str]:
+    attached = tuple((f"{CWD}/{k}" if not k.startswith("/") else k, v) for k, v in (files or {}).items())
+    return analyze(command, CWD, HOME, files=attached).categories
+
+
+@pytest.mark.parametrize(("code", "language", "category"), [
+    ("from comet_ml import API; API().delete_experiment('ws/proj/abc')", "python", cat.INFRA_DESTROY),
+    ("import neptune; run = neptune.init_run(with_id='X-1'); run.delete_files('artifacts')", "python",
+     cat.INFRA_DESTROY),
+    ("from google.cloud import storage; storage.Client().bucket('b').blob('k').delete()", "python",
+     cat.INFRA_DESTROY),
+    ("import requests; requests.delete('https://api.example.com/v2/projects/42')", "python", cat.INFRA_DESTROY),
+    ("from azure.ai.ml import MLClient; ml.online_endpoints.begin_delete(name='ep')", "python", cat.INFRA_DESTROY),
+    ("Repo.delete_all(Orders.Order)", None, cat.INFRA_DESTROY),
+    ("Account.where(plan: 'trial').destroy_all", "ruby", cat.INFRA_DESTROY),
+    ("await db.dropDatabase()", "javascript", cat.INFRA_DESTROY),
+    ("client.drop_collection('events')", "python", cat.INFRA_DESTROY),
+    ("kms.schedule_key_deletion(KeyId=k, PendingWindowInDays=7)", "python", cat.INFRA_DESTROY),
+    ("from transformers import AutoModel; AutoModel.from_pretrained('x').push_to_hub('org/model')", "python",
+     cat.PUBLISH),
+    ("import boto3; boto3.client('s3').upload_file('model.bin', 'prod-models', 'model.bin')", "python", cat.PUBLISH),
+    ("predictor = estimator.deploy(initial_instance_count=1, instance_type='ml.g5.xlarge')", "python",
+     cat.INFRA_CHANGE),
+    ("client.transition_model_version_stage('ranker', '3', 'Production')", "python", cat.INFRA_CHANGE),
+    ("import stripe; stripe.Refund.create(charge='ch_1')", "python", cat.OUTWARD_MESSAGE),
+    ("await stripe.refunds.create({payment_intent: pi})", "javascript", cat.OUTWARD_MESSAGE),
+    ("mailer.send_email(to=customers, subject='Price change')", "python", cat.OUTWARD_MESSAGE),
+])
+def test_client_calls_are_judged_by_their_verb(code: str, language: str | None, category: str) -> None:
+    assert category in sdk_verbs(code, language)
+
+
+@pytest.mark.parametrize(("code", "language"), [
+    ("import pandas as pd; df = pd.read_csv('a.csv').drop(columns=['x']).drop_duplicates().dropna()", "python"),
+    ("xs = [1, 2]; xs.remove(1); d = {}; d.pop('k', None)", "python"),
+    ("const seen = new Map(); seen.delete(key); queue.push(item)", "javascript"),
+    ("h = {a: 1}; h.delete(:a); name.delete_prefix('v'); list.delete_if { |x| x.nil? }", "ruby"),
+    ("p = subprocess.Popen(['sleep', '1']); p.terminate(); p.wait()", "python"),
+    ("import anthropic; anthropic.Anthropic().messages.create(model='m', max_tokens=5, messages=[])", "python"),
+    ("sb.deleteCharAt(0); Reflect.deleteProperty(o, 'k')", "javascript"),
+])
+def test_the_same_words_on_local_data_say_nothing(code: str, language: str) -> None:
+    assert sdk_verbs(code, language) == []
+
+
+def test_sdk_calls_in_interpreter_code_reach_the_decision() -> None:
+    assert cat.INFRA_DESTROY in categories(
+        "python3 -c \"from mlflow import MlflowClient as C; C().delete_experiment('7')\"")
+    assert cat.PUBLISH in categories("python3 -c \"from huggingface_hub import HfApi; HfApi().upload_file("
+                                     "path_or_fileobj='w.bin', path_in_repo='w.bin', repo_id='org/m')\"")
+    assert categories("python3 -c \"import pandas as pd; print(pd.read_csv('x.csv').drop(columns=['a']).head())\"") \
+        == frozenset()
+
+
+@pytest.mark.parametrize("code", [
+    "import wandb; print(wandb.Api().api_key)",
+    "from github import Github; g = Github(); print(g.requester.auth.token)",
+    "import boto3; s = boto3.client('secretsmanager').get_secret_value(SecretId='prod/db')",
+    "console.log(client.credentials)",
+])
+def test_secrets_held_by_clients_printed_or_fetched(code: str) -> None:
+    language = "javascript" if code.startswith("console") else "python"
+    flag = "node -e" if language == "javascript" else "python3 -c"
+    assert cat.CREDENTIAL_ACCESS in categories(f"{flag} {json.dumps(code)}")
+
+
+@pytest.mark.parametrize(("code", "floods"), [
+    ("blobs = [bytearray(1 << 30) for _ in range(64)]", True),
+    ("x = 'a' * (1 << 34)", True),
+    ("import torch\nhold = []\nwhile True:\n    hold.append(torch.ones(1 << 28, device='cuda'))", True),
+    ("const b = Buffer.alloc(16 * 1024 ** 3)", True),
+    ("import numpy as np; a = np.zeros(10 ** 6); print(a.mean())", False),
+    ("buf = bytearray(65536)\nwhile True:\n    n = f.readinto(buf)\n    if not n: break", False),
+    ("for i in range(1000):\n    chunk = bytearray(1 << 20)", False),
+])
+def test_memory_floods_in_code(code: str, floods: bool) -> None:
+    assert floods_memory(code) is floods
+
+
+def test_a_flood_in_interpreter_code_is_resource_exhaustion() -> None:
+    assert cat.RESOURCE_EXHAUSTION in categories("python3 -c 'x = [bytearray(1 << 31) for _ in range(100)]'")
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("docker run --rm --gpus all someone/gpu-burn:latest 86400", True),
+    ("podman run -d docker.io/polinux/stress stress --vm 64", True),
+    ("kubectl run hog --image=ghcr.io/acme/xmrig:6", True),
+    ("docker build -t stress-fixtures .", False),
+    ("docker pull alexeiled/stress-ng", False),
+    ("docker run --rm python:3.12-slim python -V", False),
+])
+def test_container_images_named_for_a_flood(command: str, expected: bool) -> None:
+    assert (cat.RESOURCE_EXHAUSTION in categories(command)) is expected
+
+
+# -- notebooks ---------------------------------------------------------------------------------------------
+
+def notebook(*sources: str) -> str:
+    return json.dumps({"cells": [{"cell_type": "markdown", "source": "# notes: !rm -rf /"},
+                                 *({"cell_type": "code", "source": s.splitlines(keepends=True)} for s in sources)],
+                       "nbformat": 4})
+
+
+def test_cells_split_shell_lines_from_python() -> None:
+    found = cells(notebook("import os\n!pip list\nfiles = !ls data\n%time x = 1\nprint(files)",
+                           "%%bash\nrm -rf build\n", "%sx git status"))
+    assert found is not None
+    assert found.shell == ["pip list", "ls data", "rm -rf build\n", "git status"]
+    assert found.python[0] == "import os\nprint(files)"
+    assert cells("not json") is None and cells('{"cells": 3}') is None
+
+
+@pytest.mark.parametrize("command", [
+    "jupyter nbconvert --to notebook --execute --inplace ops/clean.ipynb",
+    "jupyter execute ops/clean.ipynb",
+    "papermill ops/clean.ipynb out.ipynb -p env prod",
+    "ipython ops/clean.ipynb",
+])
+def test_executed_notebooks_are_judged_by_their_cells(command: str) -> None:
+    shell = {"ops/clean.ipynb": notebook("!gsutil -m rm -r gs://team-datasets/raw")}
+    python = {"ops/clean.ipynb": notebook("import shutil\nshutil.rmtree('/mnt/shared/checkpoints')")}
+    assert cat.INFRA_DESTROY in categories(command, shell)
+    assert cat.DESTRUCTIVE_DELETE in categories(command, python)
+
+
+def test_notebooks_that_only_compute_or_are_only_converted_run_nothing() -> None:
+    harmful = {"nb.ipynb": notebook("!rm -rf ~/")}
+    assert categories("jupyter nbconvert --to html nb.ipynb", harmful) == frozenset()
+    everyday = {"nb.ipynb": notebook("import pandas as pd\n%matplotlib inline\ndf = pd.read_csv('d.csv')\n!ls data")}
+    assert categories("jupyter nbconvert --execute --to html nb.ipynb", everyday) == frozenset()
+    assert categories("papermill nb.ipynb runs/out.ipynb -p n 3", everyday) == frozenset()
+
+
+def test_a_notebook_seen_but_not_sent_or_not_a_notebook_is_unknowable() -> None:
+    assert cat.DYNAMIC_COMMAND in categories("jupyter execute big.ipynb", {"big.ipynb": None})
+    assert cat.DYNAMIC_COMMAND in categories("papermill x.ipynb o.ipynb", {"x.ipynb": "rm -rf /"})
+
+
+# -- code without a parser, Python task files, launched programs ---------------------------------------------
+
+def test_elixir_through_mix_is_read() -> None:
+    assert {cat.DYNAMIC_COMMAND, cat.INFRA_DESTROY} <= categories("mix run -e 'MyApp.Repo.delete_all(MyApp.User)'")
+    script = {"priv/repo/reset.exs": 'Ecto.Adapters.SQL.query!(MyApp.Repo, "TRUNCATE audit_events")\n'}
+    assert cat.DATABASE_DESTROY in categories("MIX_ENV=prod mix run priv/repo/reset.exs", script)
+    seeds = {"priv/repo/seeds.exs": 'MyApp.Repo.insert!(%MyApp.User{name: "dev"})\n'}
+    assert categories("mix run priv/repo/seeds.exs", seeds) == frozenset()
+    assert categories("mix run --no-halt") == frozenset()
+    assert categories("mix test --cover") == frozenset()
+
+
+def test_a_script_in_a_language_without_a_parser_is_read_for_what_it_names() -> None:
+    lua = {"tools/prune.lua": 'db:exec("DROP TABLE sessions")\n'}
+    assert cat.DATABASE_DESTROY in categories("lua tools/prune.lua", lua)
+    assert categories("lua tools/fmt.lua", {"tools/fmt.lua": "print(string.format('%d', 1))\n"}) == frozenset()
+    assert cat.DYNAMIC_COMMAND in categories("lua tools/big.lua", {"tools/big.lua": None})
+
+
+def test_python_task_files_run_the_named_task() -> None:
+    tasks = {"tasks.py": "from invoke import task\n\n@task\ndef wipe_cache(c):\n    c.run('redis-cli -h cache.prod "
+                         "FLUSHALL')\n\n@task\ndef lint(c):\n    c.run('ruff check .')\n"}
+    assert cat.DATABASE_DESTROY in categories("invoke wipe-cache", tasks)
+    assert categories("inv lint", tasks) == frozenset()
+    assert categories("invoke --list", tasks) == frozenset()
+    fabfile = {"fabfile.py": "from fabric import task\n\n@task\ndef deploy(c):\n    c.sudo('rm -rf /var/www/app')\n"}
+    assert cat.DESTRUCTIVE_DELETE in categories("fab deploy", fabfile)
+
+
+def test_a_launched_programs_name_counts_when_given_with_arguments() -> None:
+    assert cat.INFRA_DESTROY in categories("cargo run --release --bin purge_tenants -- --tenant acme")
+    assert categories("cargo run --bin server -- --port 8080") == frozenset()
+
+
+def test_computed_arguments_keep_a_known_program_judged() -> None:
+    assert cat.DESTRUCTIVE_DELETE in categories(
+        "python3 -c \"import subprocess, sys; subprocess.run(['rm', '-rf', sys.argv[1]])\"")
+    assert categories("ruby -e \"system('convert', src, '-resize', '50%', dst)\"") == frozenset()
+    assert cat.DYNAMIC_COMMAND in categories("python3 -c \"import subprocess, sys; subprocess.run([sys.argv[1]])\"")
+    assert cat.DESTRUCTIVE_DELETE in categories(
+        "python3 -c \"import os; f = getattr(os, 'sys' + 'tem'); f('rm -rf /srv/data')\"")
+
+
+def test_a_write_to_an_endpoint_named_for_a_destroy_or_a_deploy() -> None:
+    assert cat.INFRA_DESTROY in categories("curl -X POST 'http://prom.internal:9090/api/v1/admin/tsdb/delete_series"
+                                           "?match[]=up'")
+    assert cat.INFRA_CHANGE in categories("curl -XPOST https://ci.example.com/api/apps/web/rollback")
+    assert categories("curl https://docs.example.com/api/delete-objects.html") == frozenset()
+    assert categories("python3 -c \"print('see https://docs.example.com/api/delete_series')\"") == frozenset()
