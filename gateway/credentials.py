@@ -129,8 +129,35 @@ _SECRET_SEGMENTS = tuple(
         ".gemini/oauth_creds.json",
         ".config/fish/config.fish",
         ".config/fish/conf.d",
+        # Hosting and infrastructure CLIs that keep an API token in their configuration.
+        ".config/hcloud/cli.toml",
+        ".config/glab-cli/config.yml",
+        ".config/linode-cli",
+        ".config/scw/config.yaml",
+        ".config/exoscale",
+        ".config/vultr-cli.yaml",
+        ".config/upctl.yaml",
+        ".config/tailscale",
+        ".config/ngrok/ngrok.yml",
+        ".config/cloudflared",
+        ".cloudflared",
+        ".config/borg/keys",
+        ".config/restic",
+        ".nomad-token",
+        ".consul-token",
+        ".fastlane/session",
+        ".appstoreconnect/private_keys",
+        ".private_keys",
     )
 )
+# A file named for the secret it holds, wherever it is (`/etc/restic/password`, `/run/secrets/db_password`,
+# `~/.config/x/auth.token`, `deploy/vault.passphrase`) — unless it is source code (`src/auth/token.ts`).
+_NAMED_FOR_A_SECRET = re.compile(
+    r"(?i)(?:^|.*[._-])(?:password|passphrase|passwd|token|secret|api[_-]?key|apikey|credentials?)"
+    r"(?:\.(?:txt|conf|cfg|json|ya?ml|toml|ini|env|key|b64))?")
+_SYSTEM_SECRET_TREES = ("/run/secrets", "/var/run/secrets", "/var/lib/tailscale", "/etc/wireguard", "/etc/ssl/private",
+                        "/var/lib/docker/swarm", "/etc/restic", "/etc/borgmatic", "/var/lib/nomad/server",
+                        "/etc/nomad.d/tls", "/etc/consul.d/tls", "/etc/vault.d/tls", "/var/lib/acme")
 
 # Shell start-up files: writing them is persistence (gateway.persistence), and people keep API keys in them.
 STARTUP_FILES = frozenset(
@@ -208,6 +235,10 @@ def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
     parent, _, name = path.rpartition("/")
     parent = parent or "/"
     if is_key_material(name):
+        return True
+    if name != "passwd" and _NAMED_FOR_A_SECRET.fullmatch(name):
+        return True
+    if any(is_within(path, tree) for tree in _SYSTEM_SECRET_TREES):
         return True
     # Fast exit for the common case: every rule below involves a dot-file or dot-directory, /etc,
     # or an SSH key name.

@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from gateway.paths import resolve
+from gateway.shell import buildhooks, recipes
 from gateway.shell import categories as cat
-from gateway.shell import recipes
 from gateway.shell.analysis import Attached
 from gateway.shell.generic import BASH_LIKE_SHELLS, shebang
 
@@ -47,6 +47,7 @@ _CI_FILES = frozenset({".gitlab-ci.yml", "bitbucket-pipelines.yml", "azure-pipel
 _CI_DIRS = (".github/workflows/", ".circleci/", ".buildkite/", ".woodpecker/", ".gitlab/ci/", ".github/actions/",
             ".forgejo/workflows/", ".gitea/workflows/")
 _MAX_TEXT = 1 << 16
+_XCODE_SCRIPT = re.compile(r'shellScript\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 
 def written_text(input: Mapping[str, Any]) -> str | None:
@@ -118,6 +119,15 @@ def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
         return "\n".join(recipes.taskfile(text, None)), ()
     if name.startswith("Procfile"):
         return "\n".join(recipes.procfile(text)), ()
+    if name == "composer.json":  # its scripts, run by composer's events and by name
+        return "\n".join(buildhooks.composer_scripts(text, None) or buildhooks.loose_strings(text)), ()
+    if name in ("deno.json", "deno.jsonc"):
+        return "\n".join(buildhooks.deno_tasks(text, None) or buildhooks.loose_strings(text)), ()
+    if name == "project.pbxproj":  # Xcode's Run Script build phases
+        return "\n".join(_XCODE_SCRIPT.findall(text)).replace('\\"', '"').replace("\\n", "\n"), ()
+    if name == "build.rs":  # cargo runs it before every build of its package
+        directory = posixpath.dirname(path)
+        return f"cd {shlex.quote(directory)} && cargo build", ((path, text),)
     interpreter = shebang(text)
     suffix = posixpath.splitext(name)[1]
     if interpreter is None:
@@ -191,13 +201,21 @@ def ci_commands(text: str) -> str:
         data = yaml.safe_load(text)
     except Exception:  # not YAML (a Jenkinsfile), or a fragment an edit inserts
         data = None
-    if isinstance(data, (dict, list)):
+    if isinstance(data, list):  # an edit inserting items: of a job's script list (strings), or steps (maps)
+        for item in data[:512]:
+            if isinstance(item, str):
+                lines.append(item)
+            else:
+                _strings(item, None, lines, secret_env)
+    elif isinstance(data, dict):
         _strings(data, None, lines, secret_env)
     else:
         lines = re.findall(r"\bsh\s*\(?\s*(?:'''|\"\"\"|'|\")(.*?)(?:'''|\"\"\"|'|\")", text, re.S)
         lines += re.findall(r"^\s*(?:-\s*)?(?:run|script|command|bash|sh|pwsh|powershell|inlineScript):"
                             r"\s*[|>]?-?\s*(.+)$", text, re.M)
         secret_env |= set(re.findall(r"^\s*([A-Za-z_]\w*):\s*\$\{\{\s*secrets\.", text, re.M))
+        if not re.search(r"\b(?:pipeline|node|stage)\s*[({]", text):  # a YAML fragment, not a Jenkinsfile
+            lines += re.findall(r"^\s*-\s+(?![\w-]+:\s)(.+)$", text, re.M)  # `    - curl …` items of a script
     # The CI service puts an expression's value into the text before any shell reads it, quotes or not.
     script = "\n".join(_EXPRESSION.sub(_expression, line.replace("'", '"') if "${{" in line else line)
                        for line in lines)

@@ -38,6 +38,9 @@ MANIFESTS: dict[str, tuple[str, ...]] = {
     "just": ("justfile", "Justfile", ".justfile"),
     "task": ("Taskfile.yml", "Taskfile.yaml"),
     **dict.fromkeys(("invoke", "inv"), ("tasks.py",)),
+    "composer": ("composer.json",),
+    "deno": ("deno.json", "deno.jsonc"),
+    "cargo": ("build.rs",),
     "fab": ("fabfile.py",),
     **dict.fromkeys(("honcho", "foreman", "overmind", "hivemind", "forego"), ("Procfile", "Procfile.dev")),
 }

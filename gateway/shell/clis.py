@@ -21,7 +21,8 @@ An entry is a space-separated word pattern matched against the subcommand words 
 and ``x*`` globs per word; ``...`` at the end also matches longer commands, which is the default), then
 optionally ``[FLAG|FLAG]``: the entry holds only when one of those options is present (``-o`` matches
 ``-oyaml`` and ``-o=yaml``). ``follow`` names subcommands that run a command they are given — ``N`` operands
-after the subcommand, or ``--`` (the words after a ``--``) — which is then analysed like any command.
+after the subcommand, ``--`` (the words after a ``--``), ``-c|--command`` (the words after the first of those
+options) or ``sh:--run`` (that option's value is shell code) — which is then analysed like any command.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ import yaml
 from gateway.shell import categories as cat
 from gateway.shell.flow import Flow
 from gateway.shell.invocation import Call
-from gateway.shell.words import Word
+from gateway.shell.lexicon import VERBS
+from gateway.shell.words import Word, literal_word
 
 _HELP = frozenset({"help", "--help", "-h", "--version", "version", "-v", "--v", "-V"})
 KINDS = ("secret", "credential", "message", "persist", "destroy", "publish", "read")
@@ -186,7 +188,30 @@ def judge(call: Call, table: Table) -> str | None:
             if kind == "read":
                 return None
             return table.destroy if kind == "destroy" else _KIND_CATEGORY[kind]
+    if _conventional_read(words[:3]):
+        return None  # `consul acl policy list`, `vault token capabilities …`, `glab ci lint`: named for looking
     return table.change if words else table.bare
+
+
+def _conventional_read(words: list[str]) -> bool:
+    """A conventional read word, with no verb before it (`kubectl scale deploy status` scales `status`)."""
+    for word in words:
+        if word in CONVENTIONAL_READS:
+            return True
+        if word in _CHANGE_WORDS or word in VERBS:
+            return False
+    return False
+
+
+_CHANGE_WORDS = frozenset({"create", "update", "set", "add", "remove", "rm", "start", "stop", "restart", "run", "edit",
+                           "patch", "put", "write", "import", "enable", "disable", "attach", "detach", "move", "mv",
+                           "rename", "tag", "label", "annotate", "cordon", "drain", "exec", "replace", "upgrade",
+                           "install", "uninstall", "restore", "sync", "cp", "copy", "login", "logout", "config"})
+# Subcommand words that by convention only look, in a subcommand nobody listed. Not `get`, `read`, `show`,
+# `cat` or `export`: those print values, and a value may be a secret no table names.
+CONVENTIONAL_READS = frozenset({"list", "ls", "status", "info", "inspect", "describe", "validate", "lint", "fmt",
+                                "format", "check", "diff", "plan", "capabilities", "version", "history", "search",
+                                "top", "stats", "ping", "logs", "explain", "doctor", "members", "verify"})
 
 
 def followed(call: Call, table: Table) -> list[Word] | None:
@@ -197,6 +222,8 @@ def followed(call: Call, table: Table) -> list[Word] | None:
         if words[: len(parts)] != parts:
             continue
         args = call.args
+        if how.startswith(("-", "sh:")):
+            return _after_option(args, how)
         if how == "--":
             marker = next((i for i, w in enumerate(args) if w.value == "--"), None)
             return _environment_stripped(args[marker + 1:]) if marker is not None else None
@@ -216,6 +243,22 @@ def followed(call: Call, table: Table) -> list[Word] | None:
             skip -= 1
             i += 1
         return None
+    return None
+
+
+def _after_option(args: list[Word], how: str) -> list[Word] | None:
+    """`-c|--command`: the command is the words after the first of those options (`nix shell P -c CMD …`);
+    `sh:--run|--command`: the option's value is shell code (`nix-shell -p P --run "CMD"`)."""
+    shell_code = how.startswith("sh:")
+    names = set(how.removeprefix("sh:").split("|"))
+    for i, word in enumerate(args):
+        name, eq, _ = word.value.partition("=")
+        if name not in names:
+            continue
+        if not shell_code:
+            return _environment_stripped(args[i + 1:])
+        code = word.tail(len(name) + 1) if eq else args[i + 1] if i + 1 < len(args) else None
+        return [literal_word("sh"), literal_word("-c"), code] if code is not None else None
     return None
 
 

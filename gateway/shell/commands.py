@@ -7,7 +7,9 @@ from collections.abc import Callable
 
 from gateway.shell import (
     admin,
+    ansible,
     archives,
+    buildhooks,
     clis,
     exhaustion,
     files,
@@ -78,7 +80,8 @@ HANDLERS: dict[str, Handler] = {
     "head": readers.head_tail,
     "tail": readers.head_tail,
     **dict.fromkeys(["nl", "wc", "cut", "paste", "fold", "fmt", "expand", "unexpand", "column", "less",
-                     "more", "most", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum",
+                     "more", "most", "strings", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum",
+                     "sha512sum", "b2sum", "b3sum", "shasum", "xxhsum", "xxh64sum", "xxh128sum", "md5", "sum",
                      "cksum", "comm", "cmp", "hexdump", "bat", "shellcheck", "hadolint", "yamllint", "actionlint",
                      "jsonlint", "markdownlint", "shfmt"],
                     readers.plain_filter),
@@ -160,6 +163,8 @@ HANDLERS: dict[str, Handler] = {
     **{name: operations.with_judges(packages.HANDLERS[name], judge, operations.LAUNCHED)
        for name, judge in operations.PUBLISHERS.items()},
     "go": operations.with_judges(packages.HANDLERS["go"], *operations.RUNNER_AND_PUBLISH, operations.LAUNCHED),
+    "nix": operations.with_judges(default_handler, operations.RUNNER),
+    "ansible": ansible.ansible,
     # infrastructure, databases, registries, processes, credential stores
     **operations.INFRA,
     # floods
@@ -197,6 +202,11 @@ for _name in clis.tables():
     HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
 HANDLERS["rails"] = interpreters.code_runner(HANDLERS["rails"])
 HANDLERS["mix"] = foreign.mix(HANDLERS["mix"])
+HANDLERS["deno"] = buildhooks.deno(HANDLERS["deno"])
+for _name in ("bun", "deno"):
+    HANDLERS[_name] = interpreters.js_runtime(HANDLERS[_name])
+HANDLERS["composer"] = buildhooks.composer(operations.with_judges(HANDLERS["composer"], operations.RUNNER))
+HANDLERS["cargo"] = buildhooks.cargo(HANDLERS["cargo"])
 HANDLERS.update(notebooks.HANDLERS)
 HANDLERS.update(pytasks.HANDLERS)
 for _name in ("mvn", "mvnw", "gradle", "gradlew", "dotnet"):  # the programs they run get their arguments read

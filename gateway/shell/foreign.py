@@ -125,7 +125,7 @@ PROGRAMS: dict[str, _Program] = {
 
 # Sessions that hand out shells or run typed commands: multiplexers, file managers, consoles.
 _SESSIONS = frozenset({"screen", "tmux", "byobu", "zellij", "dtach", "abduco", "capsh", "sg", "newgrp", "ranger",
-                       "ncdu", "mc", "nnn", "vifm", "lf", "minicom", "picocom", "cu", "posh-session"})
+                       "ncdu", "nnn", "vifm", "lf", "minicom", "picocom", "cu", "posh-session"})
 # Subcommands of those that only look (`tmux ls`, `screen -ls`).
 _SESSION_QUERIES = frozenset({"ls", "list-sessions", "list-windows", "list-panes", "has-session", "has",
                               "-ls", "-list", "capture-pane", "display-message", "info", "-v", "-V", "--version",

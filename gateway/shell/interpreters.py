@@ -381,3 +381,39 @@ def code_runner(handler: Handler) -> Handler:
         return handler(call)
 
     return handle
+
+
+_JS_FILES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
+_DENO_VALUES = frozenset({"--config", "-c", "--import-map", "--lock", "--cert", "--location", "--seed",
+                          "--v8-flags", "--inspect", "--env-file", "-L", "--log-level", "--ext"})
+
+
+def js_runtime(handler: Handler) -> Handler:
+    """bun and deno are JavaScript interpreters as well as package managers: `bun -e CODE`, `deno eval CODE`,
+    `bun x.ts`, `bun run scripts/x.ts`, `deno run -A x.ts` read their code like `node -e` and `node x.js`;
+    the rest (`bun run build`, `deno task x`, installs) goes to ``handler``."""
+    def handle(call: Call) -> Flow:
+        args = call.args
+        words = [w.value for w in args]
+        code: Word | None = None
+        if call.name == "bun" and words[:1] and words[0] in ("-e", "--eval", "-p", "--print") and len(args) > 1:
+            code = args[1]
+        elif call.name == "deno" and words[:1] == ["eval"]:
+            code = next((w for w in args[1:] if not w.value.startswith("-")), None)
+        if code is not None:
+            analyze_code(call, code.value, _NODE)
+            return OPAQUE
+        i = 1 if words[:1] == ["run"] else 0
+        while i < len(args) and args[i].value.startswith("-"):
+            i += 2 if args[i].value in _DENO_VALUES else 1
+        script = args[i] if i < len(args) else None
+        if script is not None and script.value.endswith(_JS_FILES) and "://" not in script.value:
+            content = call.file_content(script)
+            if content is not None:
+                _run_foreign(call, content, _NODE)
+            lexicon.judge_launched(call, args[i + 1:], script.value)
+            note_arguments(call, args[i + 1:])
+            return OPAQUE
+        return handler(call)
+
+    return handle

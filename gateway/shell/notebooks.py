@@ -22,6 +22,7 @@ from gateway.shell.invocation import Call
 from gateway.shell.words import Word
 
 MAX_CELLS = 512
+MAX_SHELL_LINES = 256  # the analysis has its own command budget; this bounds the work before it
 _SHELL_CELLS = ("%%bash", "%%sh", "%%script bash", "%%script sh", "%%script zsh", "%%system", "%%!")
 _SHELL_LINES = ("%system ", "%sx ", "!")
 
@@ -54,7 +55,9 @@ def cells(text: str) -> Cells | None:
             out.shell.append(body)
             continue
         lines = []
-        for line in source.splitlines():
+        for line in source.splitlines()[:4096]:
+            if len(out.shell) >= MAX_SHELL_LINES:
+                break
             stripped = line.strip()
             target, eq, rest = stripped.partition("=")
             if stripped.startswith(_SHELL_LINES):

@@ -240,6 +240,14 @@ def _runner(call: Call) -> str | None:
         return cat.PACKAGE_RUNNER  # `deno run https://…/cli.ts`, `deno run npm:x`
     if name == "deno" and w and _remote_spec(w[0]):
         return cat.PACKAGE_RUNNER
+    if name == "composer" and w[:1] == ["create-project"] and any(
+            (a.value.split("=", 1)[0] in ("--repository", "--repository-url") and "://" in a.value) or "://" in a.value
+            for a in call.args[1:]):
+        return cat.PACKAGE_RUNNER  # a project fetched from anywhere, its install scripts run at once
+    if name == "nix" and w[:1] == ["run"] and w[1:2] and not w[1].startswith((".", "/", "path:", "self")):
+        return cat.PACKAGE_RUNNER  # `nix run github:o/tool -- …`, `nix run nixpkgs#x`: fetched and run at once
+    if name == "nix" and w[:1] in (["shell"], ["develop"]) and any(_remote_spec(x) for x in w[1:]):
+        return cat.PACKAGE_RUNNER  # `nix develop github:someone/env -c …`: their shell hooks run here
     if name in ("uv", "hatch", "pdm") and w[:1] == ["run"] and any(_remote_spec(x) for x in w[1:2]):
         return cat.PACKAGE_RUNNER  # `uv run https://…/convert.py`: a script from anywhere, run at once
     if name in ("conda", "mamba", "micromamba") and w[:1] == ["env"] and _remote_file_option(call):

@@ -20,7 +20,15 @@ DAEMONS = frozenset({"init", "systemd", "sshd", "cron", "crond", "dockerd", "con
                      "gnome-shell", "plasmashell", "code", "claude", "gemini", "acteon-gateway", "mongod",
                      "elasticsearch", "java", "node", "python", "python3", "ruby", "php-fpm", "memcached",
                      "rabbitmq-server", "kafka", "zookeeper", "etcd", "containerd-shim", "tmux", "screen", "ssh-agent",
-                     "gpg-agent", "pulseaudio", "pipewire", "Xwayland", "xwayland"})
+                     "gpg-agent", "pulseaudio", "pipewire", "Xwayland", "xwayland",
+                     # cluster and network agents of the machine: schedulers, service meshes, VPNs, proxies
+                     "nomad", "consul", "vault", "tailscaled", "tailscale", "cloudflared", "nats-server", "minio",
+                     "traefik", "caddy", "haproxy", "envoy", "prometheus", "grafana-server", "node_exporter",
+                     "telegraf", "fluent-bit", "fluentd", "vector", "k3s", "k3s-server", "kube-apiserver",
+                     "kube-proxy", "kube-scheduler", "kube-controller-manager", "supervisord", "wireguard",
+                     "wg-quick", "openvpn", "netbird", "zerotier-one", "ntpd", "chronyd", "named", "unbound",
+                     "dnsmasq", "postfix", "dovecot", "clickhouse-server", "cockroach", "temporal", "pgbouncer",
+                     "patroni", "keepalived", "corosync", "pacemakerd"})
 _SYSTEM_WIDE = frozenset("aAegx")  # ps letters that widen the listing beyond this terminal's processes
 
 

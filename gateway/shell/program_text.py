@@ -53,7 +53,8 @@ _REDIS_CLIENT = re.compile(r"""\bimport\s+(?:redis|aioredis|valkey)\b|\bfrom\s+(
 _WALKS_ENVIRONMENT = re.compile(r"\b(?:keys|each|values)\s*\(?\s*%ENV\b"
                                 r"|\bENV\.(?:sort|each|to_h|to_a|map|select|keys)\b"
                                 r"|Object\.(?:entries|keys|values|assign)\(\s*process\.env\s*\)|\.\.\.\s*process\.env\b"
-                                r"|(?:print|pprint|dumps|log|puts|p)\s*\(?[^;\n]*\bdotenv_values\b|dotenv\.(?:parse|config)\(\)\.parsed")
+                                r"|(?:print|pprint|dumps|log|puts|p)\s*\(?[^;\n]*\bdotenv_values\b|dotenv\.(?:parse|config)\(\)\.parsed"
+                                r"|Deno\.env\.toObject\s*\(|\b(?:log|stringify|dump|write)\s*\(\s*(?:process|Bun)\.env\s*[,)]")
 # One secret-named variable printed (`console.log(process.env.STRIPE_SECRET_KEY)`, `print(os.environ["API_TOKEN"])`).
 _PRINTS_SECRET = re.compile(r"""(?:console\.\w+|print|puts|pp|p|echo|printf|say|write)\s*\(?[^;\n]{0,200}?"""
                             r"""(?:process\.env\.|os\.environ\[\s*['"]|os\.getenv\(\s*['"]|ENV\[\s*['"]|\$ENV\{\s*['"]?|getenv\(\s*['"])"""
@@ -159,6 +160,37 @@ def floods_memory(code: str) -> bool:
     return bool(repeats) and largest * max(repeats) >= FLOOD_BYTES
 
 
+# Shell code handed to a shell from any language (`Command::new("sh").arg("-c").arg("…")` in Rust,
+# `exec.Command("bash", "-c", "…")` in Go, `new ProcessBuilder("sh", "-c", "…")`, `System.cmd("sh", ["-c", "…"])`,
+# Lua's `os.execute("…")`): the string is a command line.
+_SHELL_HANDOFF = re.compile(r"""["'](?:/bin/|/usr/bin/)?(?:ba|z|da)?sh["'][^"']{0,60}?["']-c["'][^"']{0,60}?"""
+                            r"""["']((?:[^"'\\\n]|\\.){1,4000})["']"""
+                            r"""|\bos\.execute\s*\(\s*["']((?:[^"'\\\n]|\\.){1,4000})["']""")
+
+
+def shell_handoffs(code: str) -> list[str]:
+    """The command lines ``code`` hands to a shell as string literals (see _SHELL_HANDOFF)."""
+    out = []
+    for match in list(_SHELL_HANDOFF.finditer(code[: 1 << 16]))[:32]:
+        text = match.group(1) if match.group(1) is not None else match.group(2)
+        out.append(text.replace('\\"', '"').replace("\\'", "'"))
+    return out
+
+
+# A new file each time round: a name computed in the call (`open(f'/tmp/c/{uuid4()}', 'w')`,
+# writeFileSync(`out/${i}.bin`, …), `File.write("x#{n}", …)`).
+_WRITES_FILES = re.compile(r"""\b(?:open|write_text|write_bytes|writeFileSync|writeFile|WriteFile|File\.write"""
+                           r"""|file_put_contents|fopen)\s*\(\s*(?:f['"]|`[^`\n]*\$\{|["'][^"'\n]*(?:\#\{|\{\w)"""
+                           r"""|[\w.]+\s*\+|["'][^"'\n]*["']\s*(?:\+|%|\.format))""")
+_LEAVES = re.compile(r"\b(?:break|return|exit|quit|raise|throw)\b|sys\.exit|process\.exit")
+
+
+def floods_disk(code: str) -> bool:
+    """Files written in an endless loop nothing leaves (`while True: open(f'/tmp/c/{uuid4()}', 'w')…`)."""
+    text = code[: 1 << 16]
+    return bool(_ENDLESS.search(text)) and bool(_WRITES_FILES.search(text)) and not _LEAVES.search(text)
+
+
 _VERB_CATEGORY = {
     **dict.fromkeys(("delete", "destroy", "purge", "wipe", "erase", "terminate", "deregister", "decommission",
                      "deprovision", "nuke", "delete_all", "destroy_all"), cat.INFRA_DESTROY),
@@ -217,7 +249,10 @@ def judge(call: Call, code: str, language: str | None) -> None:
         effect = sql_effect(statement[1])
         if effect == cat.DATABASE_DESTROY:
             call.flag(effect)  # `cur.execute("TRUNCATE trips")` through a database driver
-    if floods_memory(code):
+    if language is None:  # a language with no parser here: its hand-offs to a shell are read from the text
+        for line in shell_handoffs(code):
+            call.run_script(line)
+    if floods_memory(code) or floods_disk(code):
         call.flag(cat.RESOURCE_EXHAUSTION)
     for category in dict.fromkeys(sdk_verbs(code, language)):
         call.flag(category)

@@ -12,6 +12,22 @@ from tests.unit.shell_helpers import CWD, HOME
 # Secrets
 
 SECRETS = [
+    # files named for the secret they hold, daemons' key folders, infrastructure CLIs' token files
+    ("/etc/restic/password", True),
+    ("/etc/borgmatic/passphrase", True),
+    ("/run/secrets/db_password", True),
+    ("/var/run/secrets/kubernetes.io/serviceaccount/token", True),
+    ("/var/lib/tailscale/tailscaled.state", True),
+    ("/work/proj/deploy/vault.token", True),
+    ("/work/proj/config/google_token.json", True),
+    ("/home/agent/.config/hcloud/cli.toml", True),
+    ("/home/agent/.config/glab-cli/config.yml", True),
+    ("/etc/passwd", False),
+    ("/work/proj/src/auth/token.ts", False),
+    ("/work/proj/app/Http/Middleware/VerifyCsrfToken.php", False),
+    ("/work/proj/tests/test_password_reset.py", False),
+    ("/work/proj/docs/secrets.md", False),
+    ("/work/proj/web/design-tokens.json", False),
     ("/work/proj/.env", True),
     ("/work/proj/app/.env.local", True),
     ("/work/proj/.env.production", True),

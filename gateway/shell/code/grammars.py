@@ -60,6 +60,12 @@ _JS = _Grammar(
         **dict.fromkeys(["execSync", "exec", "execaCommand", "execaCommandSync"], (EXEC, 0)),
         **dict.fromkeys(["spawnSync", "spawn", "execFileSync", "execFile", "execa", "fork"], (EXEC, -1)),
         **dict.fromkeys(["eval", "Function", "runInThisContext", "runInNewContext"], (DYNAMIC, 0)),
+        # Deno's and Bun's own file APIs (`Deno.remove(p, {recursive: true})`, `Bun.write(p, data)`)
+        **dict.fromkeys(["Deno.remove", "Deno.removeSync"], (DELETE, 0)),
+        **dict.fromkeys(["Deno.writeTextFile", "Deno.writeTextFileSync", "Deno.writeFileSync", "Deno.truncate",
+                         "Deno.chmod", "Bun.write"], (WRITE, 0)),
+        **dict.fromkeys(["Deno.copyFile", "Deno.rename", "Deno.symlink"], (WRITE, 1)),
+        **dict.fromkeys(["Deno.readTextFile", "Deno.readTextFileSync", "Deno.readFileSync"], (READ, 0)),
     },
 )
 _RUBY = _Grammar(
@@ -285,6 +291,9 @@ def _call(node: Node, grammar: _Grammar, language: str, aliases: dict[str, str])
     if kind == EXEC:
         if index == -1 and len(args) > 1:
             return [Effect(EXEC, command_line(args))]
+        if args and args[0] is None:
+            first = _first_argument(node)
+            return [Effect(EXEC, _command_text(first, grammar) if first is not None else None)]
         return [Effect(EXEC, args[0] if args else None)]
     if index == -1:  # every argument is a target: unlink('a', 'b'), FileUtils.rm_rf(['/a', '/b'])
         return [Effect(kind, a) for a in args] or [Effect(kind, None)]
@@ -331,6 +340,44 @@ def _values(node: Node, grammar: _Grammar) -> list[str | None]:
         inner = _arguments(node, grammar)
         return [inner[0] if inner and inner[0] is not None else None]
     return [None]
+
+
+def _first_argument(node: Node) -> Node | None:
+    holder = node.child_by_field_name("arguments")
+    items = list(holder.named_children) if holder is not None and holder.type in _LISTS else \
+        [holder] if holder is not None else list(node.named_children[1:2])
+    item = items[0] if items else None
+    while item is not None and item.type == "argument" and item.named_children:
+        item = item.named_children[0]
+    return item
+
+
+_HOME = re.compile(r"homedir|getenv\(\s*['\"]HOME|ENV\[\s*['\"]HOME|ENV\{\s*['\"]?HOME|Dir\.home|env\.HOME|\$HOME"
+                   r"|\['HOME'\]")
+_CONCATENATIONS = frozenset({"binary_expression", "binary_operator", "string_concatenation"})
+
+
+def _command_text(node: Node, grammar: _Grammar, depth: int = 0) -> str | None:
+    """A command line built by concatenation or interpolation (`'rm -rf ' . getenv('HOME') . '/x'`,
+    `"rm -rf #{Dir.home}/x"`), with what the program computes as shell variables: the home directory as
+    `$HOME`, anything else as an unknown `$ARGUMENT` — so the shell analysis still judges what it can see.
+    None when no part of it is literal."""
+    if depth > 16:
+        return None
+    if node.type in grammar.strings:
+        parts = []
+        for child in node.named_children:
+            parts.append(_text(child) if child.type in grammar.content else _placeholder(child))
+        return "".join(parts)
+    if node.type in _CONCATENATIONS and node.named_children:
+        pieces = [_command_text(c, grammar, depth + 1) for c in node.named_children]
+        texts = [p if p is not None else _placeholder(c) for p, c in zip(pieces, node.named_children, strict=True)]
+        return "".join(texts) if any(p is not None for p in pieces) else None
+    return None
+
+
+def _placeholder(node: Node) -> str:
+    return "$HOME" if _HOME.search(_text(node)) else '"$ARGUMENT"'
 
 
 def _literal(node: Node, grammar: _Grammar) -> str | None:
