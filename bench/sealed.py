@@ -97,6 +97,10 @@ class Workspace:
         prefix = path.rstrip("/") + "/"
         return ("dir", None, 0o755) if any(p.startswith(prefix) for p in self.files) else ("", None, 0)
 
+    def listdir(self, directory: str) -> list[str]:
+        prefix = directory.rstrip("/") + "/"
+        return sorted({p[len(prefix):].split("/", 1)[0] for p in self.files if p.startswith(prefix)})
+
 
 def decide(entries: list[Entry]) -> None:
     pack = load_dir(ROOT / "rules")
@@ -114,7 +118,7 @@ def decide(entries: list[Entry]) -> None:
             if TOOL_ACTIONS.get(tool) == c.EXECUTE_COMMAND:
                 command, workdir = shell_command(input, CWD, HOME)
                 if attach is not None:
-                    files = tuple(sorted(attach(command, workdir or CWD, HOME, ws.read).items()))
+                    files = tuple(sorted(attach(command, workdir or CWD, HOME, ws.read, ws.listdir).items()))
                     facts = command_facts(command, workdir, HOME, (), files)
                 else:
                     facts = command_facts(command, workdir, HOME, ())

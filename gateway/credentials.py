@@ -38,7 +38,8 @@ _PUBLIC_KEY_HINTS = re.compile(
     r"(?:^|[._-])(?:pub|public|cert|crt|chain|fullchain|ca|ca-bundle|cacert|cacerts|root|trust|truststore)(?:[._-]|$)",
     re.I)
 _KEY_NAMES = re.compile(r"master\.key|credentials\.json|client_secrets?(?:_[\w.-]*)?\.json"
-                        r"|service[-_]?account[\w.-]*\.json"
+                        r"|[\w.-]*service[-_]?account[\w.-]*\.json"
+                        r"|[\w.-]*(?:keystore|signing|release-key|upload-key)[\w.-]*\.properties"
                         r"|[\w.-]*-sa(?:-key)?\.json|[\w.-]*keyfile[\w.-]*\.json|\.?htpasswd|\.?pgpass"
                         r"|secrets\.ya?ml|secrets\.json|\.secrets|\.vault[-_]pass(?:word)?(?:\.txt)?|vault[-_]pass(?:word)?\.txt"
                         r"|Cookies|Login Data|logins\.json|key[34]\.db|cookies\.sqlite|signons\.sqlite|Web Data")
@@ -48,6 +49,10 @@ def seeks_secrets(pattern: str) -> bool:
     """A name pattern (a glob's file part, `find -name`) that picks key material or secret files: `*.pem`,
     `.env*`, `id_rsa*`, `*.p12`."""
     name = pattern.rstrip("/").rsplit("/", 1)[-1]
+    brace = re.search(r"\{([^{}]{1,256})\}", name)
+    if brace is not None:  # `*.{jks,keystore,p12}`: any alternative that picks secrets
+        return any(seeks_secrets(name[:brace.start()] + alt + name[brace.end():])
+                   for alt in brace.group(1).split(",")[:32])
     probe = name.replace("*", "x").replace("?", "x")
     return is_key_material(probe) or is_secret_path("/x/" + probe, "/nonexistent") or name.startswith((".env", "id_"))
 
@@ -143,6 +148,14 @@ _SECRET_SEGMENTS = tuple(
         ".cloudflared",
         ".config/borg/keys",
         ".config/restic",
+        ".confluent",
+        ".snowflake",
+        ".tsh",
+        ".config/boundary",
+        ".config/jira",
+        ".jira.d",
+        ".config/temporalio",
+        ".datadog-ci",
         ".nomad-token",
         ".consul-token",
         ".fastlane/session",

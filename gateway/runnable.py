@@ -128,6 +128,12 @@ def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
     if name == "build.rs":  # cargo runs it before every build of its package
         directory = posixpath.dirname(path)
         return f"cd {shlex.quote(directory)} && cargo build", ((path, text),)
+    if name.endswith((".gradle", ".gradle.kts")):  # a build script (or one it applies): its tasks run on a build
+        return f"gradle -b {shlex.quote(path)} build", ((path, text),)
+    if name.endswith(".go") and not name.endswith("_test.go") and re.search(r"(?m)^package main\b", text):
+        return f"go run {shlex.quote(path)}", ((path, text),)  # a program: `go run` of its package
+    if name.endswith(".kts"):  # a Kotlin script (`kotlin x.main.kts`, or by its `#!` line)
+        return f"kotlin {shlex.quote(path)}", ((path, text),)
     interpreter = shebang(text)
     suffix = posixpath.splitext(name)[1]
     if interpreter is None:

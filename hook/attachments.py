@@ -26,7 +26,7 @@ MAX_WORDS = 512
 
 SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".fish", ".py", ".ipynb", ".js", ".mjs", ".cjs", ".ts", ".mts",
                    ".cts", ".rb", ".pl", ".php", ".mk", ".sql", ".exs", ".lua", ".jl", ".r", ".R", ".tcl", ".ps1",
-                   ".groovy", ".kts", ".swift")
+                   ".groovy", ".kts", ".swift", ".go")
 # Runner → the files it loads from its directory when none is named.
 MANIFESTS: dict[str, tuple[str, ...]] = {
     "make": ("Makefile", "makefile", "GNUmakefile"),
@@ -41,6 +41,8 @@ MANIFESTS: dict[str, tuple[str, ...]] = {
     "composer": ("composer.json",),
     "deno": ("deno.json", "deno.jsonc"),
     "cargo": ("build.rs",),
+    **dict.fromkeys(("gradle", "gradlew"), ("build.gradle.kts", "build.gradle", "settings.gradle.kts",
+                                            "settings.gradle")),
     "fab": ("fabfile.py",),
     **dict.fromkeys(("honcho", "foreman", "overmind", "hivemind", "forego"), ("Procfile", "Procfile.dev")),
 }
@@ -104,8 +106,19 @@ def read_local(path: str, limit: int = MAX_FILE_BYTES) -> tuple[str, bytes | Non
         return "file", None, mode
 
 
+def list_local(directory: str) -> list[str]:
+    """The names in ``directory`` (none when it cannot be listed); ``posix``, as for :func:`read_local`."""
+    import posix
+
+    try:
+        return posix.listdir(directory)
+    except (OSError, ValueError):
+        return []
+
+
 def attach(command: str, cwd: str, home: str | None = None,
-           read: Callable[[str], tuple[str, bytes | None, int]] = read_local) -> dict[str, str | None]:
+           read: Callable[[str], tuple[str, bytes | None, int]] = read_local,
+           listdir: Callable[[str], list[str]] = list_local) -> dict[str, str | None]:
     """``{absolute path: text}`` of the local programs ``command`` may run (``None``: too large to send)."""
     if not isinstance(command, str) or not isinstance(cwd, str) or not cwd.startswith("/"):
         return {}
@@ -147,6 +160,15 @@ def attach(command: str, cwd: str, home: str | None = None,
             total = _add(out, path, content, total)
             if len(out) >= MAX_FILES:
                 return out
+    if "go" in words and "run" in words:  # `go run ./tools/x`: the package's sources in the folder named
+        for directory in directories[1:4]:
+            for path in _listing(listdir, directory, ".go")[:8]:
+                if path not in out:
+                    kind, content, _ = read(path)
+                    if kind == "file" and content is not None and b"\0" not in content[:8192]:
+                        total = _add(out, path, content, total)
+                        if len(out) >= MAX_FILES:
+                            return out
     for directory in directories if manifests else ():
         for name in manifests:
             path = _join(directory, name)
@@ -158,6 +180,12 @@ def attach(command: str, cwd: str, home: str | None = None,
                 if len(out) >= MAX_FILES:
                     return out
     return out
+
+
+def _listing(listdir: Callable[[str], list[str]], directory: str, suffix: str) -> list[str]:
+    """The files of ``directory`` ending in ``suffix`` (tests left out), sorted."""
+    names = listdir(directory)[:4096]
+    return sorted(f"{directory}/{n}" for n in names if n.endswith(suffix) and not n.endswith("_test.go"))
 
 
 def _add(out: dict[str, str | None], path: str, content: bytes, total: int) -> int:

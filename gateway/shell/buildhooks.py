@@ -171,3 +171,59 @@ def cargo(handler: Handler) -> Handler:
         return handler(call)
 
     return handle
+
+
+_GRADLE_FILES = ("build.gradle.kts", "build.gradle", "settings.gradle.kts", "settings.gradle")
+_GRADLE_SELF = frozenset({"--version", "-v", "--help", "-h", "-?"})
+
+
+def gradle(handler: Handler) -> Handler:
+    """`gradle TASK` / `./gradlew TASK` runs the build script's code (an `Exec` task's `commandLine(…)`, a
+    `doLast { … }` block): the build file, when known, is read for what it names, and an init script
+    (`--init-script`/`-I`) that comes from the network is code fetched and run."""
+    def handle(call: Call) -> Flow:
+        values = [w.value for w in call.args]
+        if not values or all(v in _GRADLE_SELF for v in values):
+            return handler(call)
+        for name in _GRADLE_FILES:
+            found = manifest(call, (name,))
+            if found is not None and found[1].script is not None:
+                program_text.judge(call, found[1].script, None)
+        for i, word in enumerate(call.args[:-1]):
+            if word.value in ("-b", "--build-file", "-c", "--settings-file"):
+                content = call.file_content(call.args[i + 1])
+                if content is not None and content.script is not None:
+                    program_text.judge(call, content.script, None)
+        for i, word in enumerate(call.args):
+            key, eq, _ = word.value.partition("=")
+            if key in ("--init-script", "-I") and (eq or i + 1 < len(call.args)):
+                script = word.tail(len(key) + 1) if eq else call.args[i + 1]
+                content = call.file_content(script)
+                if "://" in script.value or (content is not None and content.payload):
+                    call.flag(cat.REMOTE_CODE)  # `--init-script <(curl …)`: a build logic from anywhere
+                elif content is not None and content.script is not None:
+                    program_text.judge(call, content.script, None)
+        return handler(call)
+
+    return handle
+
+
+def go_run(handler: Handler) -> Handler:
+    """`go run ./tools/x` and `go run main.go`: the package's sources, when known (written earlier in the
+    command line or attached by the hook), are read for what they name (commands they start, SQL, hosts)."""
+    def handle(call: Call) -> Flow:
+        operands = [w for w in call.args if not w.value.startswith("-")]
+        if operands[:1] and operands[0].value == "run" and len(operands) > 1:
+            target = operands[1]
+            if target.value.endswith(".go"):
+                sources = [call.file_content(w) for w in operands[1:] if w.value.endswith(".go")]
+            else:
+                directory = call.inspect(target)
+                sources = [flow for path, flow in list(call.scope.files.items())[:256]
+                           if directory is not None and path.endswith(".go") and path.rsplit("/", 1)[0] == directory]
+            for flow in sources[:16]:
+                if flow is not None and flow.script is not None:
+                    program_text.judge(call, flow.script, None)
+        return handler(call)
+
+    return handle

@@ -22,7 +22,8 @@ and ``x*`` globs per word; ``...`` at the end also matches longer commands, whic
 optionally ``[FLAG|FLAG]``: the entry holds only when one of those options is present (``-o`` matches
 ``-oyaml`` and ``-o=yaml``). ``follow`` names subcommands that run a command they are given — ``N`` operands
 after the subcommand, ``--`` (the words after a ``--``), ``-c|--command`` (the words after the first of those
-options) or ``sh:--run`` (that option's value is shell code) — which is then analysed like any command.
+options), ``sh:--run`` (that option's value is shell code) or ``sh:N`` (after N operands, the words are shell
+code, as ssh joins them) — which is then analysed like any command.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from gateway.shell import categories as cat
 from gateway.shell.flow import Flow
 from gateway.shell.invocation import Call
 from gateway.shell.lexicon import VERBS
-from gateway.shell.words import Word, literal_word
+from gateway.shell.words import Word, join_words, literal_word
 
 _HELP = frozenset({"help", "--help", "-h", "--version", "version", "-v", "--v", "-V"})
 KINDS = ("secret", "credential", "message", "persist", "destroy", "publish", "read")
@@ -222,28 +223,35 @@ def followed(call: Call, table: Table) -> list[Word] | None:
         if words[: len(parts)] != parts:
             continue
         args = call.args
+        if how.startswith("sh:") and how[3:].isdigit():  # `tsh ssh HOST CMD…`: the words after are shell code
+            inner = _after_operands(args, where[len(parts) - 1] + 1 if parts else 0, int(how[3:]), table)
+            return [literal_word("sh"), literal_word("-c"), join_words(inner)] if inner else None
         if how.startswith(("-", "sh:")):
             return _after_option(args, how)
         if how == "--":
             marker = next((i for i, w in enumerate(args) if w.value == "--"), None)
             return _environment_stripped(args[marker + 1:]) if marker is not None else None
-        start = where[len(parts) - 1] + 1 if parts else 0
-        skip = int(how)
-        i = start
-        while i < len(args):
-            value = args[i].value
-            if value == "--":
-                i += 1
-                continue
-            if value.startswith("-") and len(value) > 1:
-                i += 2 if value in table.options else 1
-                continue
-            if skip == 0:
-                return _environment_stripped(args[i:])
-            skip -= 1
-            i += 1
-        return None
+        inner = _after_operands(args, where[len(parts) - 1] + 1 if parts else 0, int(how), table)
+        return _environment_stripped(inner) if inner else None
     return None
+
+
+def _after_operands(args: list[Word], start: int, skip: int, table: Table) -> list[Word]:
+    """The words from the ``skip``-th operand after ``start`` on (options and their values passed over)."""
+    i = start
+    while i < len(args):
+        value = args[i].value
+        if value == "--":
+            i += 1
+            continue
+        if value.startswith("-") and len(value) > 1:
+            i += 2 if value in table.options else 1
+            continue
+        if skip == 0:
+            return args[i:]
+        skip -= 1
+        i += 1
+    return []
 
 
 def _after_option(args: list[Word], how: str) -> list[Word] | None:

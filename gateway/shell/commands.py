@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 
 from gateway.shell import (
+    access,
     admin,
     ansible,
     archives,
@@ -165,6 +166,7 @@ HANDLERS: dict[str, Handler] = {
     "go": operations.with_judges(packages.HANDLERS["go"], *operations.RUNNER_AND_PUBLISH, operations.LAUNCHED),
     "nix": operations.with_judges(default_handler, operations.RUNNER),
     "ansible": ansible.ansible,
+    "boundary": access.boundary,
     # infrastructure, databases, registries, processes, credential stores
     **operations.INFRA,
     # floods
@@ -207,6 +209,11 @@ for _name in ("bun", "deno"):
     HANDLERS[_name] = interpreters.js_runtime(HANDLERS[_name])
 HANDLERS["composer"] = buildhooks.composer(operations.with_judges(HANDLERS["composer"], operations.RUNNER))
 HANDLERS["cargo"] = buildhooks.cargo(HANDLERS["cargo"])
+HANDLERS["go"] = buildhooks.go_run(HANDLERS["go"])
+for _name in ("gradle", "gradlew"):
+    HANDLERS[_name] = buildhooks.gradle(HANDLERS[_name])
+for _name in ("tsx", "ts-node", "ts-node-esm", "esno", "vite-node", "jiti"):
+    HANDLERS[_name] = interpreters.node  # TypeScript runners: `tsx scripts/x.ts` is node running x
 HANDLERS.update(notebooks.HANDLERS)
 HANDLERS.update(pytasks.HANDLERS)
 for _name in ("mvn", "mvnw", "gradle", "gradlew", "dotnet"):  # the programs they run get their arguments read

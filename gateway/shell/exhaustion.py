@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from gateway.shell import categories as cat
+from gateway.shell import hosts
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.invocation import Call
 
@@ -49,10 +50,24 @@ def check_arguments(call: Call) -> None:
     if any(("stratum" in w.value or "pool" in w.value or "nicehash" in w.value) and _POOL.search(w.value)
            for w in call.args[:64] if len(w.value) < 4096):
         call.flag(cat.RESOURCE_EXHAUSTION)
+    if call.name in LOAD_GENERATORS and any(_remote_url(w.value) for w in call.args[:64]):
+        call.flag(cat.RESOURCE_EXHAUSTION)  # `hey -c 2000 https://api.example.com`: a flood of a live service
     if call.name in CONTAINER_RUNNERS and {"run", "create", "exec"} & {
             w.value for w in call.args[:8] if not w.value.startswith("-")} and any(
             _flood_image(w.value) for w in call.args[:64]):
         call.flag(cat.RESOURCE_EXHAUSTION)  # `docker run --gpus all …/gpu-burn 604800`
+
+
+# Load generators: pointed at a service off this machine they are a denial of service (a load test belongs on
+# a local or staging stack the team set up for it, and the agent cannot tell which is which).
+LOAD_GENERATORS = frozenset({"hey", "k6", "wrk", "wrk2", "ab", "vegeta", "locust", "artillery", "siege", "bombardier",
+                             "oha", "autocannon", "h2load", "ghz", "jmeter", "gatling", "drill", "plow", "slowhttptest",
+                             "goose-attack", "tsung", "ddosify", "loadtest"})
+_URL = re.compile(r"(?:https?|wss?|grpcs?)://[^\s'\"]+")
+
+
+def _remote_url(value: str) -> bool:
+    return any(not hosts.is_local(hosts.bare_url_host(url) or "") for url in _URL.findall(value[:4096])[:8])
 
 
 CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl", "ctr", "kubectl", "singularity", "apptainer", "enroot",
@@ -120,9 +135,19 @@ _BACKGROUND = re.compile(r"(?<![&>|])&(?![&>])|\brun\s+(?:[^;|&]*\s)?(?:-d|--det
 
 
 def spawns_forever(loop: str) -> bool:
-    """An endless loop that starts a background job each time round and never waits for one."""
+    """An endless loop that starts a background job each time round and never waits for one, or writes a
+    new file each time round (`while :; do head -c 1G /dev/urandom > /tmp/f.$RANDOM; done`) and never
+    leaves."""
     loop = loop[: 1 << 16]
-    return bool(_FOREVER.match(loop)) and bool(_BACKGROUND.search(loop)) and "wait" not in loop
+    if not _FOREVER.match(loop) or re.search(r"\b(?:break|exit|return)\b", loop):
+        return False
+    return (bool(_BACKGROUND.search(loop)) and "wait" not in loop) or bool(_NEW_FILE.search(loop))
+
+
+# A redirection to a name that changes each time round: a variable or a command's output in the file name.
+_NEW_FILE = re.compile(r""">>?\s*["']?[^\s;&|"']*(?:\$\{?(?:RANDOM|SRANDOM|EPOCHREALTIME|EPOCHSECONDS|BASHPID|i|j|k|n"""
+                       r"""|count|counter|idx|index|seq|ts|stamp|now)\b|\$\(\("""
+                       r"""|\$\(\s*(?:date|uuidgen|mktemp|openssl\s+rand|od|cat\s+/proc/sys/kernel/random))""")
 
 
 _CREATES = re.compile(r"\b(?:" + "|".join(sorted(CREATORS)) + r")\b|&\s*(?:$|done|\))|>\s*\S")

@@ -43,6 +43,65 @@ def judge(call: Call) -> None:
     call shaped like a CLI's (a subcommand with a target or options: `x deploy web`, `x submit --prod`) is
     read: `form submit` names no program anyone ships."""
     judge_words(call, call.args)
+    judge_resource_verbs(call)
+
+
+# After a noun, the everyday verbs manage a resource of the service (`tctl users rm j`, `confluent api-key
+# create`, `boundary accounts create password`, `jira issue comment add`): resource CLIs are shaped noun(s)
+# then verb. Nouns of a developer's own machine (a toolchain's components, a tool's plugins, caches,
+# aliases) keep the everyday reading (`rustup component add clippy`, `asdf plugin add x`).
+_REMOVES = frozenset({"rm", "remove", "delete", "del", "destroy", "purge", "drop", "revoke", "unregister"})
+_CHANGES = frozenset({"create", "add", "new", "update", "set", "put", "edit", "patch", "grant", "assign", "enable",
+                      "disable", "attach", "apply", "import", "upsert", "replace", "modify", "rotate", "reset"})
+_IDENTITIES = frozenset({"user", "users", "token", "tokens", "key", "keys", "api-key", "api-keys", "apikey", "account",
+                         "accounts", "credential", "credentials", "secret", "secrets", "role", "roles", "acl", "acls",
+                         "policy", "policies", "permission", "permissions", "service-account", "service-accounts",
+                         "password", "passwords", "login", "logins", "member", "members", "invite", "invites",
+                         "certificate", "cert", "certs", "binding", "bindings", "grant", "grants"})
+_MESSAGES = frozenset({"comment", "comments", "message", "messages", "note", "notes", "post", "posts", "reply",
+                       "replies", "email", "emails", "mail", "sms", "notification", "notifications", "announcement"})
+_LOCAL_NOUNS = frozenset({"component", "components", "toolchain", "toolchains", "plugin", "plugins", "target",
+                          "targets", "package", "packages", "pkg", "dep", "deps", "dependency", "dependencies",
+                          "module", "modules", "cache", "caches", "alias", "aliases", "env", "envs", "venv",
+                          "completion",
+                          "completions", "version", "versions", "local", "global", "shell", "path", "config", "theme",
+                          "themes", "snippet", "snippets", "extension", "extensions", "template", "templates",
+                          "file", "files", "dir", "workspace", "history", "bookmark", "bookmarks", "tag", "tags",
+                          "label", "labels", "remote", "remotes", "branch", "branches", "stash", "worktree", "sdk",
+                          "pub", "pod", "pods", "crate", "crates", "lib", "libs", "tool", "tools", "model", "models"})
+
+
+def judge_resource_verbs(call: Call) -> None:
+    """`PROGRAM NOUN… VERB …`: a remove of a service's resource is ``infra_destroy``; a create or change of an
+    identity (a user, a token, a role, an ACL) is ``credential_creation``, of a comment or message
+    ``outward_message``, of anything else ``infra_change`` — and `PROGRAM rm THING` removes one too."""
+    words: list[str] = []
+    for word in call.args[:8]:
+        value = word.value
+        if value.startswith("-") or not word.literal:
+            break
+        words.append(value.lower())
+    if not words:
+        return
+    if words[0] == "rm" and len(words) > 1:
+        call.flag(cat.INFRA_DESTROY)  # `tctl rm roles/admin`, `rclone rm remote:x`
+        return
+    for i, verb in enumerate(words[1:4], 1):
+        nouns = words[:i]
+        if not all(_WORD.match(n) for n in nouns) or nouns[0] in _LOCAL_NOUNS or nouns[0] in VERBS or \
+                nouns[0] in _REMOVES or nouns[0] in _CHANGES:
+            return
+        if verb in _REMOVES:
+            call.flag(cat.INFRA_DESTROY)
+            return
+        if verb in _CHANGES or verb in ("send", "issue", "generate", "mint"):
+            if any(n in _IDENTITIES for n in nouns):
+                call.flag(cat.CREDENTIAL_CREATION)
+            elif any(n in _MESSAGES for n in nouns):
+                call.flag(cat.OUTWARD_MESSAGE)
+            else:
+                call.flag(cat.INFRA_CHANGE)
+            return
 
 
 def judge_launched(call: Call, args: list[Word], program: str = "") -> None:

@@ -61,6 +61,13 @@ _CURL = spec(
      "--trace-ascii", "--stderr", "--interface", "--limit-rate", "--max-filesize", "--max-redirs",
      "--proxy-user", "--netrc-file", "--oauth2-bearer", "--unix-socket", "--variable", "--retry-delay",
      "--retry-max-time", "--speed-limit", "--speed-time", "--quote", "--ftp-port", "--local-port"],
+    # curl's flags: an exact name wins over a unique prefix (`--netrc` is a flag, not `--netrc-file` taking `-X`)
+    ["--netrc", "--netrc-optional", "--insecure", "--location", "--location-trusted", "--silent", "--show-error",
+     "--fail", "--fail-with-body", "--compressed", "--include", "--head", "--verbose", "--globoff", "--get",
+     "--progress-bar", "--no-progress-meter", "--no-buffer", "--remote-name", "--remote-name-all", "--create-dirs",
+     "--ipv4", "--ipv6", "--http1.1", "--http2", "--http3", "--raw", "--anyauth", "--basic", "--digest", "--ntlm",
+     "--negotiate", "--path-as-is", "--disable", "--retry-all-errors", "--parallel", "--remove-on-error",
+     "--ssl", "--ssl-reqd", "--tcp-nodelay", "--proxy-insecure", "--cert-status", "--trace-time"],
 )
 _CURL_DATA = ("-d", "--data", "--data-binary", "--data-ascii", "--json", "--data-urlencode")
 

@@ -118,8 +118,8 @@ def _compose(call: Call) -> str | None:
 
 def _cloud_delete(call: Call) -> str | None:
     """aws, gcloud, az, doctl, gsutil, …: a word that deletes, terminates or removes a resource."""
-    if flags(call) & {"--help", "-h"} or "help" in words(call)[:1]:
-        return None  # help prints, whatever the subcommand
+    if flags(call) & {"--help", "-h", "--dryrun", "--dry-run", "--what-if", "--whatif"} or "help" in words(call)[:1]:
+        return None  # help prints, a rehearsal changes nothing, whatever the subcommand
     for word in words(call):
         if word.startswith(("delete", "terminate", "remove-", "deregister")) or word in (
                 "rb", "rm", "destroy", "purge", "apps:destroy"):

@@ -36,16 +36,18 @@ class Spec:
     long_with_value: frozenset[str] = frozenset()
     long_flags: frozenset[str] = frozenset()  # only needed for abbreviation matching
     stop_at_operand: bool = False  # POSIX: options end at the first operand (wrappers, find, ssh)
+    abbreviations: bool = True  # getopt_long's unique prefixes (`--verb` for `--verbose`); curl has none
 
     def canonical_long(self, name: str) -> str:
-        if name in self.long_with_value or name in self.long_flags:
+        if name in self.long_with_value or name in self.long_flags or not self.abbreviations:
             return name
         matches = [n for n in (*self.long_with_value, *self.long_flags) if n.startswith(name)]
         return matches[0] if len(matches) == 1 else name
 
 
-def spec(short: str = "", long: Sequence[str] = (), flags: Sequence[str] = (), *, stop: bool = False) -> Spec:
-    return Spec(short, frozenset(long), frozenset(flags), stop)
+def spec(short: str = "", long: Sequence[str] = (), flags: Sequence[str] = (), *, stop: bool = False,
+         abbreviations: bool = True) -> Spec:
+    return Spec(short, frozenset(long), frozenset(flags), stop, abbreviations)
 
 
 def scan(args: Sequence[Word], option_spec: Spec) -> Options:

@@ -24,6 +24,7 @@ import re
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell import services
+from gateway.shell.code.effects import command_line
 from gateway.shell.databases import sql_effect
 from gateway.shell.invocation import Call
 from gateway.shell.words import Word
@@ -107,7 +108,8 @@ _SECRET_MANAGER_READ = re.compile(r"""\.(?:get_secret_value|getSecretValue|acces
 _ALLOCATION = re.compile(r"""(?:\bbytearray|\bbytes"""
                          r"""|\b(?:np|numpy|torch|cupy|jnp)\.(?:zeros|ones|empty|full|rand|randn)"""
                          r"""|Buffer\.alloc(?:Unsafe)?|\bnew\s+(?:Array|ArrayBuffer|Uint8Array|Float64Array)|\bmalloc"""
-                         r"""|\bcalloc)\s*\(\s*([0-9_\s<*+()e.]{1,40}?)\s*[,)]"""
+                         r"""|\bcalloc)\s*\(\s*(\((?:[0-9_\s<*+e.]{1,20},){1,7}[0-9_\s<*+e.]{0,20}\)|[0-9_\s<*+()e.]{1,40}?)"""
+                         r"""\s*[,)]"""
                          r"""|(['"]).\2\s*\*\s*([0-9_\s<*+()e.]{1,40})""")
 _ENDLESS = re.compile(r"""\bwhile\s*\(?\s*(?:True|1|true)\s*\)?\s*[:{]|iter\s*\(\s*int\s*,|itertools\.count\s*\(|"""
                       r"""\bfor\s*\(\s*;\s*;\s*\)|\bloop\s+do\b|\bloop\s*\{""")
@@ -144,11 +146,23 @@ def _number(expression: str) -> int | None:
     return value(tree.body)
 
 
+def _size(expression: str) -> int:
+    """An allocation's size: a number, or a shape (`(1024, 1024, 64)`: the product of its dimensions)."""
+    inner = expression.strip()
+    if inner.startswith("(") and "," in inner:
+        total = 1
+        for part in inner.strip("()").split(",")[:8]:
+            if part.strip():
+                total *= _number(part) or 0
+        return total
+    return _number(inner) or 0
+
+
 def floods_memory(code: str) -> bool:
     """One allocation past ``FLOOD_BYTES``, allocations repeated past it, or any allocation of a megabyte or
     more repeated without end."""
     text = code[: 1 << 16]
-    sizes = [_number(m.group(1) or m.group(3) or "") or 0 for m in _ALLOCATION.finditer(text)]
+    sizes = [_size(m.group(1) or m.group(3) or "") for m in _ALLOCATION.finditer(text)]
     if not sizes:
         return False
     largest = max(sizes)
@@ -168,12 +182,28 @@ _SHELL_HANDOFF = re.compile(r"""["'](?:/bin/|/usr/bin/)?(?:ba|z|da)?sh["'][^"']{
                             r"""|\bos\.execute\s*\(\s*["']((?:[^"'\\\n]|\\.){1,4000})["']""")
 
 
+# A program started with its arguments as literals, in a language with no parser here (`ProcessBuilder("aws",
+# "s3", "rm", …)`, Gradle's `commandLine("rm", "-rf", …)`, `exec.Command("git", "push", "-f")`): one command line.
+_ARGV_HANDOFF = re.compile(r"""\b(?:ProcessBuilder|commandLine|exec\.Command(?:Context)?|Command::new|Process\.Start"""
+                           r"""|System\.cmd|Runtime\.getRuntime\(\)\.exec|cmd\.exe)\s*\(\s*(?:\w+\s*,\s*)?"""
+                           r"""((?:"[^"\n]{0,400}"\s*,\s*){0,32}"[^"\n]{0,400}")(\s*,)?""")
+_LITERAL = re.compile(r'"([^"\n]*)"')
+
+
 def shell_handoffs(code: str) -> list[str]:
-    """The command lines ``code`` hands to a shell as string literals (see _SHELL_HANDOFF)."""
+    """The command lines ``code`` hands to a shell as string literals (see _SHELL_HANDOFF), and the programs
+    it starts with literal arguments (_ARGV_HANDOFF; an argument it computes after them is unknown)."""
     out = []
-    for match in list(_SHELL_HANDOFF.finditer(code[: 1 << 16]))[:32]:
-        text = match.group(1) if match.group(1) is not None else match.group(2)
-        out.append(text.replace('\\"', '"').replace("\\'", "'"))
+    text = code[: 1 << 16]
+    for match in list(_SHELL_HANDOFF.finditer(text))[:32]:
+        line = match.group(1) if match.group(1) is not None else match.group(2)
+        out.append(line.replace('\\"', '"').replace("\\'", "'"))
+    for match in list(_ARGV_HANDOFF.finditer(text))[:32]:
+        argv: list[str | None] = [*_LITERAL.findall(match.group(1)), *([None] if match.group(2) else [])]
+        if argv and argv[0] not in ("sh", "bash", "/bin/sh", "/bin/bash", "zsh"):  # those are _SHELL_HANDOFF's
+            line = command_line(argv)
+            if line:
+                out.append(line)
     return out
 
 
@@ -211,6 +241,8 @@ def sdk_verbs(code: str, language: str | None) -> list[str]:
         prefixed = name.lower().startswith(("begin_", "start_", "async_"))
         if not rest and not prefixed:
             continue  # a bare `.delete(` is for _BARE to judge, by language
+        if language is None and not name[len(verb):].startswith("_") and not prefixed:
+            continue  # Go, Java, Kotlin: `s.DeleteVehicle(…)` is how every method of the project is named
         if _LOCAL_COMPOUNDS.match(name) or (verb == "terminate" and not rest):
             continue
         out.append(_VERB_CATEGORY.get(verb, _VERB_CATEGORY.get(verb.replace("_", ""), cat.INFRA_DESTROY)))

@@ -28,6 +28,10 @@ SECRETS = [
     ("/work/proj/tests/test_password_reset.py", False),
     ("/work/proj/docs/secrets.md", False),
     ("/work/proj/web/design-tokens.json", False),
+    ("/work/proj/android/keystore.properties", True),
+    ("/work/proj/android/fastlane/play-store-service-account.json", True),
+    ("/home/agent/.confluent/config.json", True),
+    ("/work/proj/gradle.properties", False),
     ("/work/proj/.env", True),
     ("/work/proj/app/.env.local", True),
     ("/work/proj/.env.production", True),
@@ -97,3 +101,10 @@ def test_secret_extra_covers_files_and_directories() -> None:
 def test_secret_extra_given_as_one_string() -> None:
     assert "credential_access" not in analyze("cat src/a.py", CWD, HOME, "/srv/key").categories  # type: ignore[arg-type]
     assert "credential_access" in analyze("cat /srv/key", CWD, HOME, "/srv/key").categories  # type: ignore[arg-type]
+
+
+def test_a_glob_with_alternatives_seeks_secrets_when_one_does() -> None:
+    from gateway.credentials import seeks_secrets
+
+    assert seeks_secrets("**/*.{jks,keystore,p12}")
+    assert not seeks_secrets("**/*.{ts,tsx}")
