@@ -105,3 +105,12 @@ def test_a_relative_script_is_found_from_the_folder_the_command_moves_to(tmp_pat
     (tmp_path / "services" / "api" / "priv" / "reset.exs").write_text("IO.puts 1\n")
     sent = a.attach("cd services/api && mix run priv/reset.exs", str(tmp_path))
     assert set(sent) == {str(tmp_path / "services" / "api" / "priv" / "reset.exs")}
+
+
+def test_go_run_of_a_folder_attaches_its_sources_and_gradle_its_build_files(tmp_path: Path) -> None:
+    (tmp_path / "tools" / "reset").mkdir(parents=True)
+    (tmp_path / "tools" / "reset" / "main.go").write_text("package main\n")
+    (tmp_path / "tools" / "reset" / "main_test.go").write_text("package main\n")
+    (tmp_path / "build.gradle.kts").write_text("plugins { java }\n")
+    assert set(a.attach("go run ./tools/reset", str(tmp_path))) == {str(tmp_path / "tools" / "reset" / "main.go")}
+    assert set(a.attach("./gradlew test", str(tmp_path))) == {str(tmp_path / "build.gradle.kts")}
