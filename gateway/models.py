@@ -30,6 +30,14 @@ Outcome = Literal[
 ]
 
 
+def _absolute_path(value: str | None) -> str | None:
+    """A working directory or home the call is judged in: absolute, or the call cannot be placed (every path
+    in it would be relative to nothing, and a harmless `mkdir build` would look like a write anywhere)."""
+    if value is not None and value != "" and not value.startswith("/"):
+        raise ValueError(f"must be an absolute path, not {value[:80]!r}")
+    return value
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
 
@@ -54,6 +62,8 @@ class DispatchRequest(BaseModel):
     # The local programs the command may run, attached by the command hook (hook/attachments.py).
     files: Annotated[dict[AttachedPath, AttachedText | None], Field(max_length=MAX_FILES)] | None = None
 
+    _absolute = field_validator("cwd", "home")(_absolute_path)
+
 
 class ExplainRequest(_Strict):
     """A call to explain: a shell command (``command``), or any tool with its ``input``."""
@@ -67,6 +77,8 @@ class ExplainRequest(_Strict):
     role: Ident | None = None
     provider: Ident = "claude-code"
     files: Annotated[dict[AttachedPath, AttachedText | None], Field(max_length=MAX_FILES)] | None = None
+
+    _absolute = field_validator("cwd", "home")(_absolute_path)
 
     @model_validator(mode="after")
     def _one_call(self) -> ExplainRequest:

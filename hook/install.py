@@ -270,6 +270,12 @@ def uninstall_main(argv: list[str]) -> int:
     if args.print:
         sys.stdout.write(json.dumps(settings, indent=2) + "\n")
         return 0
+    if removed and not settings:
+        # Nothing but our hooks was in it (install created it): an empty `{}` left behind is clutter.
+        path.unlink()
+        sys.stdout.write(f"removed {removed} acteon-swarm hook(s) for {args.cli}: {path} held nothing else and "
+                         f"is deleted\n")
+        return 0
     if removed:
         write_atomic(path, settings)
     sys.stdout.write(f"removed {removed} acteon-swarm hook(s) for {args.cli} from {path}\n")

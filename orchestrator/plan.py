@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import heapq
 import json
+import os
 import typing
 from datetime import datetime
 from pathlib import Path
@@ -273,12 +274,33 @@ def load_plan(path: Path, known_roles: set[str]) -> Plan:
         validate_plan(plan, known_roles)
     except PlanError as e:
         raise PlanError([f"{source}: {m}" for m in e.errors]) from None
-    return plan
+    return with_absolute_workdir(plan, path)
+
+
+def with_absolute_workdir(plan: Plan, path: Path) -> Plan:
+    """The plan with its working directory made absolute against the plan file's folder (`init` writes
+    `"."`): the gateway judges every call in an absolute directory, and a run may start from anywhere."""
+    workdir = plan.scope.working_directory
+    if Path(workdir).is_absolute():
+        return plan
+    # normpath, not resolve(): `..` is folded as written, and a symlinked project keeps the path the user knows
+    absolute = os.path.normpath(Path.cwd() / path.parent / workdir)
+    return plan.model_copy(update={"scope": plan.scope.model_copy(update={"working_directory": absolute})})
 
 
 def save_plan(plan: Plan, path: Path) -> None:
     """Write the plan atomically: readers see the old file or the new one, never half of one."""
     write_atomic(path, plan.model_dump(mode="json"), new_mode=0o644)
+
+
+def approve_file(path: Path, plan: Plan, by: str, now: datetime) -> Plan:
+    """Mark the plan file approved, changing only the approval fields of the file as written (its working
+    directory stays as the author wrote it, keys keep their order); returns the approved plan."""
+    approved = approve(plan, by, now)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.update(approved.model_dump(mode="json", include={"status", "approved_by", "approved_at", "sequence"}))
+    write_atomic(path, data, new_mode=0o644)
+    return approved
 
 
 def approve(plan: Plan, by: str, now: datetime) -> Plan:

@@ -167,7 +167,10 @@ class Run:
         pid = os.getpid()
         self.dir.write_run(pid=pid, process_start_time=process_start_time(pid), status="running",
                            gateway_url=self.opts.gateway_url, engine=self.opts.engine, plan_id=self.plan.id,
-                           objective=self.plan.objective, started_at=R.now_iso(), finished_at=None,
+                           objective=self.plan.objective, finished_at=None,
+                           # a resume keeps the first start: elapsed time is the run's, not this process's
+                           started_at=(self.dir.read_run().get("started_at") if self.opts.resume else None)
+                           or R.now_iso(),
                            overrides=self.opts.overrides,
                            # where its subtasks run, so that `cancel` finds them when this process is gone
                            executor=self.cfg.executor.model_dump() if self.executor.name != "local" else None)

@@ -74,6 +74,15 @@ def install(app: FastAPI, hub: Hub) -> None:
     app.mount(f"{PREFIX}/static", StaticFiles(directory=STATIC), name="console-static")
     app.add_middleware(ConsoleHeaders)
 
+    # A browser pointed at the gateway's address lands on the console, not on a JSON 404.
+    @app.get("/", include_in_schema=False)
+    async def _root() -> RedirectResponse:
+        return RedirectResponse(PREFIX, status_code=307)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def _favicon() -> RedirectResponse:
+        return RedirectResponse(f"{PREFIX}/static/favicon.svg", status_code=308)
+
     @app.exception_handler(NotSignedIn)
     async def _not_signed_in(request: Request, _exc: NotSignedIn) -> Response:
         if wants_page(request):

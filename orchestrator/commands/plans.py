@@ -199,10 +199,12 @@ def plan_approve(
     """Record who approved the plan and when."""
     from datetime import UTC, datetime
 
-    from orchestrator.plan import approve, save_plan
+    from orchestrator.plan import approve_file
 
-    p = approve(load_plan_checked(plan, config_of(config)), by or os.environ.get("USER", "unknown"), datetime.now(UTC))
-    save_plan(p, plan)
+    who = by or os.environ.get("USER", "")
+    if not who.strip():
+        raise fail("who approves? give --by NAME ($USER is not set)")
+    p = approve_file(plan, load_plan_checked(plan, config_of(config)), who, datetime.now(UTC))
     print(f"{plan}: approved by {p.approved_by} at {p.approved_at}")
 
 

@@ -102,6 +102,8 @@ def run(
         if previous.get("status") == "running" and is_same_process(int(previous.get("pid", 0)),
                                                                    int(previous.get("process_start_time") or 0)):
             raise fail(f"run {resume} is still running (pid {previous['pid']})")
+        if previous.get("status") == "done":
+            raise fail(f"run {resume} is already done: nothing to resume (start a new run with --plan)")
         the_plan = load_plan(rd.plan_file, set(roles_from_config(cfg)))
         the_run_id, engine = resume, engine or previous.get("engine")
     else:

@@ -484,7 +484,8 @@ class _Projector:
             length, path = critical_path(durations, plan)
         except (PlanError, ValueError, KeyError):
             return  # an added task that broke the DAG: no path is better than a wrong one
-        self.add(self.run, SW.criticalPathSeconds, self.lit(length))
+        # durations are journaled to the millisecond: a sum of floats is not (0.6000000000000001 s)
+        self.add(self.run, SW.criticalPathSeconds, self.lit(round(length, 3)))
         for position, tid in enumerate(path, 1):
             node = self.tasks[tid]["iri"]
             self.add(node, SW.onCriticalPath, _TRUE)

@@ -42,6 +42,14 @@ def test_pages_need_a_session_and_send_the_browser_to_sign_in(client) -> None:
     assert client.post("/console/approvals/batch", json={"items": []}).status_code == 401
 
 
+def test_the_gateways_address_opens_the_console_and_it_has_an_icon(client) -> None:
+    r = client.get("/", headers={"Accept": "text/html"}, follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"] == "/console"
+    icon = client.get("/favicon.ico")  # followed: the browser's own request
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert 'rel="icon"' in client.get("/console/login").text
+
+
 def test_sign_in_refuses_agent_keys_unknown_keys_and_a_form_without_its_token(client) -> None:
     agent_key = _run(client, "r1")
     csrf = _login_form(client)

@@ -30,6 +30,9 @@ def test_malformed_json_is_400(client) -> None:
         ({"agent_id": None}, "agent_id"),
         ({"agent_id": "x" * 300}, "agent_id"),
         ({"cwd": ["a"]}, "cwd"),
+        ({"cwd": "."}, "cwd"),  # a relative working directory places no path: refused, never guessed
+        ({"cwd": "work/proj"}, "cwd"),
+        ({"home": "~"}, "home"),
     ],
 )
 def test_wrong_types_name_the_field(client, patch, field) -> None:
@@ -37,6 +40,13 @@ def test_wrong_types_name_the_field(client, patch, field) -> None:
     r = client.post("/v1/dispatch", json=body, headers=ADMIN)
     assert r.status_code == 422
     assert field in _err(r)["message"]
+
+
+def test_a_relative_cwd_is_named_with_the_fix(client) -> None:
+    r = client.post("/v1/dispatch", json={**call(command="mkdir -p build"), "cwd": "."}, headers=ADMIN)
+    assert r.status_code == 422
+    message = _err(r)["message"]
+    assert "cwd" in message and "absolute path" in message and "destructive" not in message
 
 
 def test_missing_field_is_named(client) -> None:

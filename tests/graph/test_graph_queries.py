@@ -134,3 +134,13 @@ def test_graph_and_default_graph(state: Path, store: str) -> None:
     # The default graph is the union: a run is found without naming its graph.
     ask = run_query(ds, "ASK { ?r a swarm:SwarmRun ; swarm:id \"r2\" }")
     assert ask.askAnswer is True
+
+
+def test_critical_path_seconds_are_milliseconds_not_float_noise(tmp_path: Path, store: str) -> None:
+    j = Journal(tmp_path, "r3", [task("a", "coder"), task("b", "coder", ["a"]), task("c", "coder", ["b"])])
+    j.at(0, R.RunStarted, run_id="r3", plan_id="plan-r3", engine="command", pid=300)
+    j.task(0, 0.1, "a")
+    j.task(0.1, 0.3, "b")
+    j.task(0.3, 0.6, "c")
+    rows = ready(tmp_path, store, "critical-path", ["r3"])
+    assert {r["pathSeconds"] for r in rows} == {0.6}

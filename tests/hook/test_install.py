@@ -135,7 +135,11 @@ def test_uninstall_removes_exactly_what_install_added(tmp_path: Path, private_tm
     install("--cli", "claude", "--settings", str(bare))
     r = uninstall("--cli", "claude", "--settings", str(bare))
     assert r.returncode == 0 and "removed 2 acteon-swarm hook(s)" in r.stdout
-    assert json.loads(bare.read_text()) == {}
+    # nothing else was in it: no `{}` left behind (for both CLIs an empty settings file is no file)
+    assert not bare.exists() and "held nothing else and is deleted" in r.stdout
+    created = tmp_path / "new" / "settings.json"
+    install("--cli", "claude", "--settings", str(created))
+    assert uninstall("--cli", "claude", "--settings", str(created)).returncode == 0 and not created.exists()
     d = private_tmp / "g"
     d.mkdir(mode=0o700)
     gem = d / "settings.json"

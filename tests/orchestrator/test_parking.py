@@ -49,8 +49,9 @@ def test_a_parked_task_waits_for_approval_then_runs_once(tmp_path: Path) -> None
     assert rc == 0, report
     assert report["tasks"] == dict.fromkeys(("build", "deploy", "notify"), "done")
     assert (ws / "log").read_text() == "build\ndeploy\nnotify\n"
-    rc, _ = _run(tmp_path, "--resume", "park-run")  # done is done: nothing runs twice
-    assert rc == 0 and (ws / "log").read_text() == "build\ndeploy\nnotify\n"
+    rc, report = _run(tmp_path, "--resume", "park-run")  # done is done: refused, nothing runs twice
+    assert rc == 2 and "is already done" in report["stderr"]
+    assert (ws / "log").read_text() == "build\ndeploy\nnotify\n"
     ledger = [json.loads(line) for line in (tmp_path / "state" / "runs" / "park-run" / "park.jsonl").open()]
     assert [(e["action"], e.get("by", "")) for e in ledger] == [("parked", ""), ("approved", "alice")]
     assert json.loads(cli("park", "list", *state, "--json").stdout) == []

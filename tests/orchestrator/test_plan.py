@@ -19,6 +19,7 @@ from orchestrator.plan import (
     save_plan,
     topological_order,
     validate_plan,
+    with_absolute_workdir,
 )
 
 ROLES = {"planner", "coder", "researcher", "reviewer", "executor"}
@@ -208,7 +209,9 @@ def test_save_is_atomic_and_round_trips(tmp_path: Path) -> None:
     plan = Plan.model_validate(plan_dict(task("a"), task("b", "a")))
     path = tmp_path / "out" / "plan.json"
     save_plan(plan, path)
-    assert load_plan(path, ROLES) == plan
+    loaded = load_plan(path, ROLES)
+    assert loaded.scope.working_directory == str(path.parent)  # "." is the plan file's folder
+    assert loaded == with_absolute_workdir(plan, path)
     assert [p.name for p in path.parent.iterdir()] == ["plan.json"]  # no temp file left behind
     assert path.stat().st_mode & 0o777 == 0o644
 
@@ -222,7 +225,7 @@ def test_approve_records_who_and_when(tmp_path: Path) -> None:
     assert plan.status == "pending"  # the original is unchanged
     path = tmp_path / "plan.json"
     save_plan(approved, path)
-    assert load_plan(path, ROLES) == approved
+    assert load_plan(path, ROLES) == with_absolute_workdir(approved, path)
     assert approve(approved, "bob", now).sequence == 2
     with pytest.raises(ValueError):
         approve(plan, " ", now)

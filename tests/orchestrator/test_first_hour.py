@@ -1,0 +1,108 @@
+"""Issue 24, the first hour on a fresh clone: what a new user tripped on, each through the CLI as a
+subprocess on a fresh state dir."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from tests.orchestrator.test_run import cli, plan, task, write_plan
+
+
+def test_a_plan_working_in_dot_judges_its_calls_in_the_plans_folder(tmp_path: Path) -> None:
+    """init's plan says `"working_directory": "."`: a run from another folder, outside any git repository,
+    writes in the plan's folder and no harmless write is called destructive."""
+    project = tmp_path / "project"
+    project.mkdir()
+    data = plan(project, [task("a", "mkdir -p build && echo hi > build/a.txt && echo ok > a.txt")])
+    data["scope"]["working_directory"] = "."
+    p = write_plan(project, data)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = cli("run", "--plan", str(p), "--state-dir", str(tmp_path / "state"), "--json", env={"ACTEON_URL": ""},
+            cwd=elsewhere)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["status"] == "done", r.stdout
+    assert (project / "build" / "a.txt").read_text() == "hi\n" and (project / "a.txt").exists()
+    assert not (elsewhere / "a.txt").exists()
+    assert "destructive" not in r.stdout + r.stderr
+
+
+def test_plan_approve_changes_only_the_approval_and_needs_a_name(tmp_path: Path) -> None:
+    data = plan(tmp_path, [task("a", "true")], status="pending")
+    data["scope"]["working_directory"] = "."
+    p = write_plan(tmp_path, data)
+    env = {k: v for k, v in os.environ.items() if k != "USER"}
+    r = cli("plan", "approve", "--plan", str(p), env={"USER": ""})
+    assert r.returncode == 2 and "give --by NAME" in r.stderr
+    assert json.loads(p.read_text())["status"] == "pending"
+    r = cli("plan", "approve", "--plan", str(p), "--by", "ada", env=env)
+    assert r.returncode == 0, r.stderr
+    written = json.loads(p.read_text())
+    assert written["scope"]["working_directory"] == "."  # as the author wrote it
+    assert (written["status"], written["approved_by"], written["sequence"]) == ("approved", "ada", 1)
+    assert list(written)[:3] == ["id", "objective", "scope"]
+
+
+def _finished_run(tmp_path: Path) -> tuple[Path, str]:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    r = cli("run", "--plan", str(write_plan(tmp_path, plan(ws, [task("a", "echo a > a.txt")]))), "--state-dir",
+            str(tmp_path / "state"), "--json", env={"ACTEON_URL": ""})
+    assert r.returncode == 0, r.stderr
+    return tmp_path / "state", json.loads(r.stdout)["run_id"]
+
+
+def test_a_torn_last_journal_line_is_skipped_with_a_warning_everywhere(tmp_path: Path) -> None:
+    state, run_id = _finished_run(tmp_path)
+    journal = state / "runs" / run_id / "events.jsonl"
+    whole = journal.read_bytes()
+    journal.write_bytes(whole + b'{"ts":"2026-11-26T10:00:00","seq":99,"type":"no' + b"\xc3")  # torn mid-char
+    for args in (["status", "--run", run_id], ["audit", "--run", run_id], ["status", "--run", run_id, "--json"]):
+        r = cli(*args, "--state-dir", str(state), env={"ACTEON_URL": ""})
+        assert r.returncode == 0, r.stderr
+        assert "torn last line" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_corrupt_line_inside_the_journal_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
+    state, run_id = _finished_run(tmp_path)
+    journal = state / "runs" / run_id / "events.jsonl"
+    lines = journal.read_text().splitlines(keepends=True)
+    lines[2] = '{"not": "an event"}\n'
+    journal.write_text("".join(lines))
+    r = cli("status", "--run", run_id, "--state-dir", str(state), env={"ACTEON_URL": ""})
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and f"{journal}:3:" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_resuming_after_a_torn_line_continues_from_before_it(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    data = plan(ws, [task("a", "echo a > a.txt"), task("b", "echo b > b.txt", ["a"])])
+    state = tmp_path / "state"
+    r = cli("run", "--plan", str(write_plan(tmp_path, data)), "--state-dir", str(state), "--json",
+            env={"ACTEON_URL": ""})
+    run_id = json.loads(r.stdout)["run_id"]
+    run_file = state / "runs" / run_id / "run.json"
+    started = json.loads(run_file.read_text())["started_at"]
+    # as if the orchestrator had died while writing: interrupted, its last line half written
+    journal = state / "runs" / run_id / "events.jsonl"
+    kept = [ln for ln in journal.read_text().splitlines(keepends=True) if '"run_finished"' not in ln]
+    journal.write_text("".join(kept) + '{"ts":"2026-11-26T1')
+    run_file.write_text(json.dumps({**json.loads(run_file.read_text()), "status": "interrupted"}))
+    r = cli("run", "--resume", run_id, "--state-dir", str(state), "--json", env={"ACTEON_URL": ""})
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["status"] == "done"
+    assert json.loads(run_file.read_text())["started_at"] == started  # the first start is kept
+    for line in journal.read_text().splitlines():  # every line whole again
+        json.loads(line)
+    assert (state / "runs" / run_id / "events.jsonl.torn").read_text() == '{"ts":"2026-11-26T1\n'
+
+
+def test_a_finished_run_is_not_resumed(tmp_path: Path) -> None:
+    state, run_id = _finished_run(tmp_path)
+    stats = (state / "runs" / run_id / "stats.json").read_text()
+    r = cli("run", "--resume", run_id, "--state-dir", str(state), env={"ACTEON_URL": ""})
+    assert r.returncode == 2 and f"run {run_id} is already done" in r.stderr
+    assert (state / "runs" / run_id / "stats.json").read_text() == stats
