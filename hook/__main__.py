@@ -1,6 +1,6 @@
 """``acteon-swarm-hook``: the executable Claude Code and Gemini CLI run on every tool call (SPEC §4).
 
-    acteon-swarm-hook gate [--cli claude|gemini] [--url URL] [--key-file F] [--budget S]
+    acteon-swarm-hook gate [--cli claude|gemini] [--url URL] [--key-file F] [--budget S] [--authoritative]
     acteon-swarm-hook complete [--cli claude|gemini] [--url URL] [--key-file F]
     acteon-swarm-hook install --cli claude|gemini [--http] [--settings PATH | --scope ...]
     acteon-swarm-hook uninstall --cli claude|gemini [--settings PATH | --scope ...]
@@ -17,13 +17,16 @@ import sys
 if not __package__:  # run as a file: make the package importable without site-packages
     sys.path.insert(0, __file__.rsplit("/", 2)[0])
 
-USAGE = """usage: acteon-swarm-hook gate|complete [--cli claude|gemini] [--url URL] [--key-file FILE] [--budget SECONDS]
+USAGE = """usage: acteon-swarm-hook gate [--cli claude|gemini] [--url URL] [--key-file FILE] [--budget SECONDS]
+                                [--authoritative]
+       acteon-swarm-hook complete [--cli claude|gemini] [--url URL] [--key-file FILE]
        acteon-swarm-hook install --cli claude|gemini [--http] [--settings PATH] [--scope SCOPE] ...
        acteon-swarm-hook install --help
        acteon-swarm-hook uninstall --cli claude|gemini [--settings PATH] [--scope SCOPE]
        acteon-swarm-hook --version
 
-gate      PreToolUse / BeforeTool: ask the gateway, answer allow or deny in the caller's dialect (fails closed)
+gate      PreToolUse / BeforeTool: ask the gateway, answer in the caller's dialect (fails closed): a block is a
+          deny; an allow leaves the CLI's own permissions to decide, or is an allow with --authoritative
 complete  PostToolUse / AfterTool: report the finished tool call to the gateway
 install   write or merge the hook configuration into Claude Code or Gemini CLI settings
 uninstall remove exactly what install added (other hooks and settings untouched)
@@ -41,6 +44,9 @@ def _options(args: list[str]) -> dict[str, str]:
         if name in ("--cli", "--url", "--key-file", "--budget") and i + 1 < len(args):
             opts[name[2:]] = args[i + 1]
             i += 2
+        elif name == "--authoritative":
+            opts["authoritative"] = "1"
+            i += 1
         else:
             raise ValueError(f"unknown argument {name!r}")
     return opts
@@ -74,7 +80,8 @@ def _gate(args: list[str]) -> int:
     else:
         left = budget - (time.monotonic() - started)
         answer, _dialect, problem = gate.run(raw, flag, gate.environ(), url=opts.get("url"),
-                                             key_file=opts.get("key-file"), budget_s=left)
+                                             key_file=opts.get("key-file"), budget_s=left,
+                                             authoritative="authoritative" in opts)
     if answer is None:
         sys.stderr.write(problem + "\n")
         return EXIT_DENY

@@ -45,7 +45,20 @@ def clip(reason: str) -> str:
     return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 1] + "…"
 
 
-def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None) -> dict[str, Any]:
+def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None, *,
+          authoritative: bool = True) -> dict[str, Any]:
+    """What a gateway allow answers. Authoritative (orchestrated runs, `install --authoritative`): allow,
+    which also skips the CLI's own permission prompt. Otherwise no decision: the gateway found nothing
+    against the call, and the user's own permission settings still decide whether it runs (an interactive
+    Claude Code asks as it would without the gate). A rewritten input is then offered for confirmation
+    (Claude: `ask` with the new input; Gemini: the new input with no decision)."""
+    if not authoritative:
+        if updated_input is None:
+            return {}
+        if dialect == CLAUDE:
+            return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
+                                           "permissionDecisionReason": clip(reason), "updatedInput": updated_input}}
+        return {"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": updated_input}}
     if dialect == CLAUDE:
         out: dict[str, Any] = {"hookEventName": "PreToolUse", "permissionDecision": "allow",
                                "permissionDecisionReason": clip(reason)}
@@ -142,9 +155,10 @@ def completion(event: dict[str, Any], agent_id: str) -> dict[str, Any]:
 
 # -- gateway results → answers ---------------------------------------------------------------------
 
-def answer(result: dict[str, Any], dialect: str) -> dict[str, Any]:
+def answer(result: dict[str, Any], dialect: str, *, authoritative: bool = True) -> dict[str, Any]:
     """The answer for a dispatch result. Anything but a well-formed allow is a deny with the reason: an
-    unknown outcome, a reroute without its replacement input, a pending approval, a block."""
+    unknown outcome, a reroute without its replacement input, a pending approval, a block. An allow is
+    an allow only when the hook is ``authoritative`` (see :func:`allow`)."""
     outcome = result.get(c.R_OUTCOME)
     reason = str(result.get(c.R_REASON) or "")
     rule = result.get(c.R_RULE)
@@ -154,7 +168,7 @@ def answer(result: dict[str, Any], dialect: str) -> dict[str, Any]:
         updated = result.get(c.R_UPDATED_INPUT) if outcome == c.REROUTED else None
         if outcome == c.REROUTED and not isinstance(updated, dict):
             return deny(dialect, "acteon-swarm: rerouted without a replacement input; call blocked")
-        return allow(dialect, f"acteon-swarm: {outcome} ({rule})", updated)
+        return allow(dialect, f"acteon-swarm: {outcome} ({rule})", updated, authoritative=authoritative)
     if outcome == c.PENDING_APPROVAL:
         approval = result.get(c.R_APPROVAL_ID) or "?"
         return deny(dialect, f"acteon-swarm: waiting for human approval ({approval}); not run. {reason}".strip())

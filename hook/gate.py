@@ -80,7 +80,7 @@ def _call(method: str, url: str, path: str, key: str, body: Any, deadline: float
 
 def decide(
     event: Mapping[str, Any], dialect: str, env: Mapping[str, str], *, url: str, key_file: str | None,
-    budget_s: float, now: Any = time.monotonic,
+    budget_s: float, now: Any = time.monotonic, authoritative: bool = True,
 ) -> dict[str, Any]:
     """The answer to print. Raises nothing: every failure becomes a deny."""
     started = now()
@@ -93,7 +93,7 @@ def decide(
         result = _call("POST", url, c.DISPATCH_PATH, key, body, min(deadline, now() + c.DISPATCH_TIMEOUT_S))
         if result.get(c.R_OUTCOME) == c.PENDING_APPROVAL:
             result = _await_approval(result, url, key, body, deadline, now)
-        return dialects.answer(result, dialect)
+        return dialects.answer(result, dialect, authoritative=authoritative)
     except Denied as e:
         return dialects.deny(dialect, str(e))
 
@@ -122,7 +122,7 @@ def _await_approval(
 
 
 def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None, key_file: str | None,
-        budget_s: float) -> tuple[dict[str, Any] | None, str | None, str]:
+        budget_s: float, authoritative: bool = True) -> tuple[dict[str, Any] | None, str | None, str]:
     """Parse stdin and decide. Returns (answer, dialect, stderr text); answer None = dialect unknown."""
     try:
         event = wire.loads(raw)
@@ -137,7 +137,7 @@ def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None
         reason = "acteon-swarm: cannot tell which CLI called (no --cli, unknown hook_event_name); call blocked"
         return None, None, reason
     answer = decide(event, dialect, env, url=url or env.get(c.ENV_URL) or c.DEFAULT_URL, key_file=key_file,
-                    budget_s=budget_s)
+                    budget_s=budget_s, authoritative=authoritative)
     return answer, dialect, ""
 
 

@@ -27,7 +27,8 @@ class InstallError(Exception):
     pass
 
 
-def hook_command(subcommand: str, cli: str, *, key_file: str | None, url: str | None, budget: float | None) -> str:
+def hook_command(subcommand: str, cli: str, *, key_file: str | None, url: str | None, budget: float | None,
+                 authoritative: bool = False) -> str:
     """The command line the CLI runs: this interpreter, isolated and without site-packages (the hook
     needs only the standard library), on the hook's own file — the fastest way to start it."""
     parts = [sys.executable, "-I", "-S", str(HOOK_MAIN), subcommand, "--cli", cli]
@@ -37,6 +38,8 @@ def hook_command(subcommand: str, cli: str, *, key_file: str | None, url: str | 
         parts += ["--key-file", key_file]
     if budget is not None and subcommand == "gate":
         parts += ["--budget", f"{budget:g}"]
+    if authoritative and subcommand == "gate":
+        parts.append("--authoritative")
     return " ".join(shlex.quote(p) for p in parts) + f"  # {MARKER}"
 
 
@@ -65,13 +68,19 @@ def _merge_event(settings: dict[str, Any], event: str, group: dict[str, Any]) ->
     hooks[event] = [*kept, group]
 
 
+def _authoritative(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "authoritative", False))
+
+
 def claude_settings(settings: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     timeout_s = int(args.budget + c.HOOK_TIMEOUT_MARGIN_S)  # Claude counts seconds
     if args.http:
         url = (args.url or c.DEFAULT_URL).rstrip("/") + c.CLAUDE_HOOK_PATH
         wait = max(0, int(args.budget) - 10)
         gate: dict[str, Any] = {
-            "type": "http", "url": f"{url}?{c.QUERY_APPROVAL_WAIT}={wait}", "timeout": timeout_s, "onFailure": "block",
+            "type": "http", "timeout": timeout_s, "onFailure": "block",
+            "url": f"{url}?{c.QUERY_APPROVAL_WAIT}={wait}"
+                   + (f"&{c.QUERY_AUTHORITATIVE}=1" if _authoritative(args) else ""),
             "headers": {
                 "Authorization": f"Bearer ${c.ENV_AGENT_KEY}", c.HEADER_RUN_ID: f"${c.ENV_RUN_ID}",
                 c.HEADER_AGENT_ID: f"${c.ENV_AGENT_ID}", c.HEADER_AGENT_ROLE: f"${c.ENV_AGENT_ROLE}",
@@ -81,7 +90,8 @@ def claude_settings(settings: dict[str, Any], args: argparse.Namespace) -> dict[
         }
     else:
         gate = {"type": "command", "timeout": timeout_s, "onFailure": "block",
-                "command": hook_command("gate", "claude", key_file=args.key_file, url=args.url, budget=args.budget)}
+                "command": hook_command("gate", "claude", key_file=args.key_file, url=args.url, budget=args.budget,
+                                        authoritative=_authoritative(args))}
     _merge_event(settings, "PreToolUse", {"matcher": "*", "hooks": [gate]})
     done = {"type": "command", "timeout": 10,
             "command": hook_command("complete", "claude", key_file=args.key_file, url=args.url, budget=None)}
@@ -94,7 +104,8 @@ def gemini_settings(settings: dict[str, Any], args: argparse.Namespace) -> dict[
         raise InstallError("Gemini CLI has no http hook type; install the command hook (without --http)")
     timeout_ms = int((args.budget + c.HOOK_TIMEOUT_MARGIN_S) * 1000)  # Gemini counts milliseconds
     gate = {"name": f"{MARKER}-gate", "type": "command", "timeout": timeout_ms,
-            "command": hook_command("gate", "gemini", key_file=args.key_file, url=args.url, budget=args.budget)}
+            "command": hook_command("gate", "gemini", key_file=args.key_file, url=args.url, budget=args.budget,
+                                    authoritative=_authoritative(args))}
     done = {"name": f"{MARKER}-complete", "type": "command", "timeout": 10_000,
             "command": hook_command("complete", "gemini", key_file=args.key_file, url=args.url, budget=None)}
     _merge_event(settings, "BeforeTool", {"matcher": ".*", "hooks": [gate]})
@@ -185,6 +196,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--key-file", help=f"file holding the agent key (default: ${c.ENV_AGENT_KEY} at run time)")
     p.add_argument("--budget", type=float, default=c.HOOK_BUDGET_S,
                    help="seconds the gate may take, approvals included; the CLI timeout is set above it")
+    p.add_argument("--authoritative", action="store_true",
+                   help="a call the gateway allows runs without the CLI's own permission prompt (what "
+                        "orchestrated runs use); by default the CLI's own permission settings still decide")
     p.add_argument("--print", action="store_true", help="print the merged settings instead of writing them")
     return p
 

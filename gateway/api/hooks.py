@@ -97,7 +97,8 @@ async def _handle(request: Request) -> Response:
                 result = await st.dispatcher.dispatch(body, dry_run=False, binding=who.binding)
             elif view["status"] == c.APPROVAL_REJECTED:
                 return _deny(dialects.rejected(view["approval_id"], view))
-    return _json(dialects.answer(result, dialects.CLAUDE))
+    authoritative = request.query_params.get(c.QUERY_AUTHORITATIVE) in ("1", "true")
+    return _json(dialects.answer(result, dialects.CLAUDE, authoritative=authoritative))
 
 
 def _approval_wait(request: Request) -> float:

@@ -95,7 +95,8 @@ def hook_args(ctx: SubtaskContext, *, http: bool = False) -> argparse.Namespace:
 def gate_args(gateway_url: str, timeout_s: float, *, http: bool = False) -> argparse.Namespace:
     """:func:`hook_args` for an agent session that is not a subtask (the refiner)."""
     budget = max(5.0, min(c.HOOK_BUDGET_S, timeout_s / 2))
-    return argparse.Namespace(http=http, url=gateway_url, key_file=None, budget=budget)
+    # authoritative: an orchestrated agent has no human at a prompt; the gateway's allow is the decision
+    return argparse.Namespace(http=http, url=gateway_url, key_file=None, budget=budget, authoritative=True)
 
 
 MAX_OUTPUT = 20_000  # characters of an agent's answer kept for findings and the refiner

@@ -103,9 +103,12 @@ class Result:
 
 
 def run_claude(claude_bin: str, sb: Sandbox, script: Script, *, gateway: str, run_id: str, key: str,
-               http: bool = False, agent_id: str = "claude-agent-1") -> Result:
+               http: bool = False, agent_id: str = "claude-agent-1", authoritative: bool = True) -> Result:
+    """Claude headless in its default permission mode (Bash is not in an allow list), the gate installed
+    --authoritative as orchestrated runs install it, unless ``authoritative`` is False."""
     settings = sb.root / "claude-settings.json"
-    install("claude", settings, gateway, *(["--http"] if http else []), "--budget", "20")
+    install("claude", settings, gateway, *(["--http"] if http else []), "--budget", "20",
+            *(["--authoritative"] if authoritative else []))
     with fake_model(script) as model:
         env = {
             "PATH": os.environ["PATH"], "HOME": str(sb.home), "ANTHROPIC_BASE_URL": model,
@@ -121,7 +124,7 @@ def run_claude(claude_bin: str, sb: Sandbox, script: Script, *, gateway: str, ru
 
 
 def run_gemini(gemini_bin: str, sb: Sandbox, script: Script, *, gateway: str, run_id: str, key: str,
-               agent_id: str = "gemini-agent-1") -> Result:
+               agent_id: str = "gemini-agent-1", authoritative: bool = True) -> Result:
     cfg = sb.root / "gemini-system"
     cfg.mkdir(mode=0o700, exist_ok=True)
     settings = cfg / "settings.json"
@@ -129,7 +132,7 @@ def run_gemini(gemini_bin: str, sb: Sandbox, script: Script, *, gateway: str, ru
         "security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False}, "model": {"name": "gemini-2.5-flash"},
     }))
-    install("gemini", settings, gateway, "--budget", "20")
+    install("gemini", settings, gateway, "--budget", "20", *(["--authoritative"] if authoritative else []))
     with fake_model(script) as model:
         env = {
             "PATH": os.environ["PATH"], "HOME": str(sb.home), "GOOGLE_GEMINI_BASE_URL": model,

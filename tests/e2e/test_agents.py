@@ -143,3 +143,20 @@ def test_gemini_with_the_gateway_down_is_blocked_and_told(gemini_bin, sandbox) -
     assert not (sandbox.workspace / "out.txt").exists()
     told = result.script.tool_results()[0]
     assert "gateway unavailable" in told and "fail closed" in told
+
+
+@pytest.mark.parametrize("http", CLAUDE_MODES)
+def test_claude_installed_by_hand_keeps_its_own_permission_prompt(claude_bin, gateway, sandbox, http) -> None:
+    """Issue 24, point 6: with the default install a harmless call the gateway allows still needs Claude's own
+    permission — headless, with Bash in no allow list, it is not run; a destructive one is denied either way.
+    Installed --authoritative (what orchestrated runs use) the gateway's allow is the permission."""
+    precious = sandbox.precious()
+    run_id = _run_id("c-own-perms")
+    script = Script([[_bash(f"rm -rf {precious}")], [_bash("echo hello > out.txt")]])
+    result = run_claude(claude_bin, sandbox, script, gateway=gateway, run_id=run_id, key=new_run(gateway, run_id),
+                        http=http, authoritative=False)
+    assert result.returncode == 0, result.stderr
+    assert (precious / "data.txt").read_text() == "keep me"
+    assert not (sandbox.workspace / "out.txt").exists()  # allowed by the gateway, not by Claude's permissions
+    assert "block-destructive-commands" in result.script.tool_results()[0]
+    assert [r["outcome"] for r in audit(gateway, run_id)] == ["suppressed", "executed"]

@@ -11,7 +11,8 @@ EVENT = {"session_id": "s-123456789abcdef", "hook_event_name": "PreToolUse", "to
          "tool_input": {"command": "ls"}, "cwd": "/work/proj", "tool_use_id": "toolu_1"}
 
 
-def hook(client, event, headers, query: str = ""):  # type: ignore[no-untyped-def]
+def hook(client, event, headers, query: str = "?authoritative=1"):  # type: ignore[no-untyped-def]
+    """Through the hook as orchestrated runs install it (authoritative: an allow is an allow)."""
     r = client.post("/v1/hooks/claude" + query, json=event, headers=headers)
     assert r.status_code == 200, r.text
     return r.json()
@@ -51,6 +52,13 @@ def test_failures_are_explicit_denies(client) -> None:
     assert r.status_code == 200 and decision(r.json())[0] == "deny"
 
 
+def test_installed_by_hand_an_allow_leaves_claudes_own_permissions_to_decide(client) -> None:
+    key = {"Authorization": f"Bearer {_run(client, 'r5')}"}
+    assert hook(client, EVENT, key, query="") == {}  # no decision: Claude asks as it would without the gate
+    verdict, _reason = decision(hook(client, {**EVENT, "tool_input": {"command": "rm -rf /"}}, key, query=""))
+    assert verdict == "deny"  # a refusal is a refusal either way
+
+
 def test_post_tool_use_records_an_event(client) -> None:
     key = {"Authorization": f"Bearer {_run(client, 'r4')}"}
     post = {**EVENT, "hook_event_name": "PostToolUse", "tool_response": {"stdout": "a"}, "duration_ms": 12}
@@ -65,7 +73,7 @@ def test_pending_approval_waits_for_a_human_when_asked(make_client) -> None:
     assert verdict == "deny" and "waiting for human approval" in reason
     aid = gw.get("/v1/approvals?run=r5", headers=ADMIN).json()["approvals"][0]["approval_id"]
     result: dict[str, object] = {}
-    t = threading.Thread(target=lambda: result.update(hook(gw, push, key, "?approval_wait_s=20")))
+    t = threading.Thread(target=lambda: result.update(hook(gw, push, key, "?approval_wait_s=20&authoritative=1")))
     t.start()
     approver = make_client(use_clock=False)
     approver.post(f"/v1/approvals/{aid}/approve", headers=ADMIN)

@@ -42,6 +42,8 @@ def run_hook(stdin: bytes | str, *args: str, env: dict[str, str] | None = None,
 
 
 def is_deny(dialect: str, answer: Any) -> bool:
+    if answer == {}:
+        return False  # no decision: the CLI's own permissions decide
     if dialect == "claude":
         hso = answer["hookSpecificOutput"]
         return hso["hookEventName"] == "PreToolUse" and hso["permissionDecision"] == "deny"
@@ -61,9 +63,17 @@ def gw_env(url: str) -> dict[str, str]:
     return {"ACTEON_URL": url, "ACTEON_RUN_ID": "run-7", "ACTEON_AGENT_ID": "coder-1", "ACTEON_AGENT_ROLE": "coder"}
 
 
-def test_allowed_call_answers_allow_with_exit_0(dialect) -> None:
-    with fake_gateway(lambda m, p, b: (200, decision("executed", True))) as (url, seen, _):
+def test_an_allowed_call_leaves_the_clis_own_permissions_to_decide(dialect) -> None:
+    """Installed by hand, the gate only refuses: what it allows still goes through the CLI's own permission
+    settings (an interactive Claude Code still asks). Orchestrated runs install it --authoritative."""
+    with fake_gateway(lambda m, p, b: (200, decision("executed", True))) as (url, _, _r):
         code, answer, _err, _ = run_hook(json.dumps(EVENTS[dialect]), "gate", env=gw_env(url))
+    assert (code, answer) == (0, {})
+
+
+def test_an_authoritative_gate_answers_allow_with_exit_0(dialect) -> None:
+    with fake_gateway(lambda m, p, b: (200, decision("executed", True))) as (url, seen, _):
+        code, answer, _err, _ = run_hook(json.dumps(EVENTS[dialect]), "gate", "--authoritative", env=gw_env(url))
     assert code == 0
     if dialect == "claude":
         assert answer["hookSpecificOutput"]["permissionDecision"] == "allow"
@@ -97,12 +107,20 @@ def test_every_refusal_outcome_denies(dialect, outcome) -> None:
 def test_reroute_sends_the_complete_replacement_input(dialect) -> None:
     new = {"command": "terraform plan", "description": "x"}
     with fake_gateway(lambda m, p, b: (200, decision("rerouted", True, updated_input=new))) as (url, _, _r):
+        code, answer, _err, _ = run_hook(json.dumps(EVENTS[dialect]), "gate", "--authoritative", env=gw_env(url))
+        assert code == 0
+        if dialect == "claude":
+            assert answer["hookSpecificOutput"]["updatedInput"] == new
+        else:
+            assert answer["decision"] == "allow" and answer["hookSpecificOutput"]["tool_input"] == new
+        # not authoritative: the rewritten call is offered to the CLI's own confirmation, never just allowed
         code, answer, _err, _ = run_hook(json.dumps(EVENTS[dialect]), "gate", env=gw_env(url))
     assert code == 0
     if dialect == "claude":
-        assert answer["hookSpecificOutput"]["updatedInput"] == new
+        specific = answer["hookSpecificOutput"]
+        assert (specific["permissionDecision"], specific["updatedInput"]) == ("ask", new)
     else:
-        assert answer["decision"] == "allow" and answer["hookSpecificOutput"]["tool_input"] == new
+        assert "decision" not in answer and answer["hookSpecificOutput"]["tool_input"] == new
 
 
 def test_dialect_is_detected_from_the_event_without_a_flag(dialect) -> None:

@@ -159,3 +159,15 @@ def test_uninstall_of_nothing_changes_nothing(tmp_path: Path) -> None:
     broken.write_text("{not json")
     r = uninstall("--cli", "claude", "--settings", str(broken))
     assert r.returncode == 2 and "Traceback" not in r.stderr and broken.read_text() == "{not json"
+
+
+def test_authoritative_is_written_only_when_asked(tmp_path: Path) -> None:
+    plain, strong, http = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    install("--cli", "claude", "--settings", str(plain))
+    install("--cli", "claude", "--settings", str(strong), "--authoritative")
+    install("--cli", "claude", "--settings", str(http), "--http", "--authoritative")
+    gate = json.loads(plain.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    assert " gate " in gate and "--authoritative" not in gate
+    gate = json.loads(strong.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    assert "--authoritative" in gate
+    assert "authoritative=1" in json.loads(http.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["url"]

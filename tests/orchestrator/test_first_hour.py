@@ -106,3 +106,15 @@ def test_a_finished_run_is_not_resumed(tmp_path: Path) -> None:
     r = cli("run", "--resume", run_id, "--state-dir", str(state), env={"ACTEON_URL": ""})
     assert r.returncode == 2 and f"run {run_id} is already done" in r.stderr
     assert (state / "runs" / run_id / "stats.json").read_text() == stats
+
+
+def test_orchestrated_agents_get_an_authoritative_gate() -> None:
+    """No human sits at an orchestrated agent's permission prompt: its hook answers allow for what the
+    gateway allows (a hand install leaves the CLI's own prompt in force)."""
+    from hook import install
+    from orchestrator.engines.base import gate_args
+
+    settings = install.claude_settings({}, gate_args("http://127.0.0.1:9", 60.0))
+    assert "--authoritative" in settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    gemini = install.gemini_settings({}, gate_args("http://127.0.0.1:9", 60.0))
+    assert "--authoritative" in gemini["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
