@@ -16,6 +16,7 @@ DEFAULT_URL = f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
 DEFAULT_RUN_ID = "default"
 API_PREFIX = "/v1"
 DISPATCH_PATH = f"{API_PREFIX}/dispatch"
+HEALTH_PATH = f"{API_PREFIX}/health"
 CLAUDE_HOOK_PATH = f"{API_PREFIX}/hooks/claude"
 
 # --- environment ----------------------------------------------------------------------------------

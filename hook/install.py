@@ -223,7 +223,40 @@ def main(argv: list[str]) -> int:
         return 0
     write_atomic(path, merged)
     sys.stdout.write(f"acteon-swarm gate installed for {args.cli} in {path}\n")
+    for warning in _warnings(args):
+        sys.stderr.write(f"acteon-swarm-hook install: warning: {warning}\n")
     return 0
+
+
+def _warnings(args: argparse.Namespace) -> list[str]:
+    """What would make the installed gate deny every call: a key file that is not there, a gateway that does
+    not answer. Installed anyway (it fails closed), but said now rather than found by a blocked agent."""
+    out = []
+    if args.key_file and not Path(args.key_file).is_file():
+        out.append(f"--key-file {args.key_file} does not exist: every call will be denied until it does")
+    elif not args.key_file and not args.http and not os.environ.get(c.ENV_AGENT_KEY):
+        out.append(f"no --key-file and ${c.ENV_AGENT_KEY} is not set here: the CLI must have it, or every call "
+                   "is denied")
+    url = args.url or os.environ.get(c.ENV_URL) or c.DEFAULT_URL
+    problem = _unreachable(url)
+    if problem:
+        out.append(f"the gateway at {url} does not answer ({problem}): every call will be denied until it does "
+                   "(start it with `acteon-gateway`, or give --url)")
+    return out
+
+
+def _unreachable(url: str) -> str | None:
+    """Why ``url``'s health endpoint does not answer within a second, or None when it does."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + c.HEALTH_PATH, timeout=1.0) as reply:  # noqa: S310
+            return None if reply.status == 200 else f"HTTP {reply.status}"
+    except urllib.error.HTTPError as e:
+        return f"HTTP {e.code}"
+    except (OSError, ValueError) as e:
+        return str(getattr(e, "reason", e))[:120]
 
 
 def remove_ours(settings: dict[str, Any]) -> int:

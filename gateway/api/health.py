@@ -16,7 +16,7 @@ from hook import contract as c
 router = APIRouter(tags=["health"])
 
 
-@router.get(f"{c.API_PREFIX}/health")
+@router.get(c.HEALTH_PATH)
 async def health(st: State) -> Response:
     body: dict[str, Any] = {
         "status": "ok",

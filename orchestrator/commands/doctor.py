@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -25,6 +26,7 @@ from orchestrator.commands.common import JsonOut, StateDir, find_admin_key, prin
 
 OK, PROBLEM, NOTE = "ok", "PROBLEM", "note"
 _PROBE = "rm -rf / --no-preserve-root"  # never runs: it goes to the hook on stdin, as a call to decide
+_HARMLESS = "ls"  # nor does this: the hook is asked, nothing is executed
 
 
 @dataclass
@@ -132,27 +134,46 @@ def _gemini_trusted(cwd: Path, home: Path) -> bool:
     return False
 
 
-def _probe(hook: dict[str, Any], cli: str, cwd: Path) -> Check:
-    """Feed a destructive call to the installed gate, as the CLI would; it must be denied."""
-    if hook.get("type") == "http":
-        return Check(f"{cli} probe", NOTE, "an http hook: Claude calls the gateway itself (not probed here)")
+def _ask_hook(command: str, cli: str, cwd: Path, shell_command: str) -> tuple[bool, str] | None:
+    """Run the installed gate command on one call, exactly as the CLI would; (denied, reason), or None
+    when it did not answer in time."""
     event = {"session_id": "acteon-doctor", "cwd": str(cwd), "tool_name": "Bash" if cli == "claude" else
-             "run_shell_command", "tool_input": {"command": _PROBE},
+             "run_shell_command", "tool_input": {"command": shell_command},
              "hook_event_name": "PreToolUse" if cli == "claude" else "BeforeTool"}
-    command = str(hook.get("command", "")).split("  # ", 1)[0]
     try:
         r = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(event), capture_output=True, text=True,
                            timeout=60, cwd=cwd)
     except subprocess.TimeoutExpired:
-        return Check(f"{cli} probe", PROBLEM, "the gate hook did not answer within 60 s",
-                     "check the gateway; the CLI would block every call (fail closed)")
+        return None
     answer = r.stdout.strip()
     denied = r.returncode == 2 or '"deny"' in answer
-    if denied:
-        return Check(f"{cli} probe", OK, f"a destructive command sent through the installed hook is denied "
-                                         f"({shlex.quote(_PROBE)})")
-    return Check(f"{cli} probe", PROBLEM, f"the installed hook let {shlex.quote(_PROBE)} through: {answer[:200]}",
-                 "check the gateway's rule pack (`acteon-swarm doctor` against the gateway the hook calls)")
+    return denied, (r.stderr.strip() or answer)[:300]
+
+
+def _probe(hook: dict[str, Any], cli: str, cwd: Path) -> Check:
+    """Two calls through the installed gate, as the CLI would send them: a harmless one must be allowed and
+    a destructive one denied by a named rule. A gate that denies both (no key, no gateway) passes nothing."""
+    if hook.get("type") == "http":
+        return Check(f"{cli} probe", NOTE, "an http hook: Claude calls the gateway itself (not probed here)")
+    command = str(hook.get("command", "")).split("  # ", 1)[0]
+    harmless = _ask_hook(command, cli, cwd, _HARMLESS)
+    destructive = _ask_hook(command, cli, cwd, _PROBE)
+    if harmless is None or destructive is None:
+        return Check(f"{cli} probe", PROBLEM, "the gate hook did not answer within 60 s",
+                     "check the gateway; the CLI would block every call (fail closed)")
+    if harmless[0]:
+        return Check(f"{cli} probe", PROBLEM, f"the installed hook denies even `{_HARMLESS}`: {harmless[1]}",
+                     "check the key file and the gateway URL the hook was installed with (`acteon-swarm-hook "
+                     "install` warns about both); the CLI would block every call")
+    if not destructive[0]:
+        return Check(f"{cli} probe", PROBLEM, f"the installed hook let {shlex.quote(_PROBE)} through",
+                     "check the gateway's rule pack (`acteon-swarm doctor` against the gateway the hook calls)")
+    rule = re.search(r"rule ([\w.-]+)", destructive[1])
+    if rule is None:
+        return Check(f"{cli} probe", PROBLEM, f"the destructive probe was denied, but by no rule: {destructive[1]}",
+                     "the hook is failing closed rather than deciding: check its key file and gateway URL")
+    return Check(f"{cli} probe", OK, f"`{_HARMLESS}` is allowed and {shlex.quote(_PROBE)} is denied by rule "
+                                     f"{rule.group(1)}, through the installed hook")
 
 
 def _cli_checks(cli: str, cwd: Path, home: Path) -> list[Check]:
@@ -164,7 +185,7 @@ def _cli_checks(cli: str, cwd: Path, home: Path) -> list[Check]:
     if not installed:
         scope = "--scope local" if cli == "claude" else "--scope project"
         looked = ", ".join(map(str, _settings_files(cli, cwd, home)))
-        out.append(Check(f"{cli} hook", PROBLEM, f"no acteon-swarm gate in {looked}",
+        out.append(Check(f"{cli} hook", NOTE, f"installed, but no acteon-swarm gate in {looked} (not gated here)",
                          f"`acteon-swarm-hook install --cli {cli} {scope} --key-file STATE/default-agent.key` "
                          "in the project folder"))
         return out

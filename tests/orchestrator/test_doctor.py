@@ -67,14 +67,16 @@ def test_a_healthy_setup(setup) -> None:  # type: ignore[no-untyped-def]
     assert statuses.items() >= {
         "gateway": "ok", "admin key": "ok", "claude": "ok", "claude hook": "ok", "claude probe": "ok",
         "gemini": "ok", "gemini hook": "ok", "gemini probe": "ok"}.items()
+    assert "`ls` is allowed" in checks["claude probe"]["detail"] and "block-destructive-commands" in \
+        checks["claude probe"]["detail"]
     assert "2.1.328" in checks["claude"]["detail"]
     assert checks["store"]["status"] == "note"  # the embedded store loses everything on restart
 
 
 def test_each_problem_is_named_with_its_fix(setup, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    code, checks = doctor(setup)  # no hooks installed
-    assert code == 1
-    assert checks["claude hook"]["status"] == "PROBLEM" and "acteon-swarm-hook install" in checks["claude hook"]["fix"]
+    code, checks = doctor(setup)  # no hooks installed: installed CLIs that are simply not gated here
+    assert code == 0
+    assert checks["claude hook"]["status"] == "note" and "acteon-swarm-hook install" in checks["claude hook"]["fix"]
     install(setup, "gemini")
     code, checks = doctor(setup)
     assert checks["gemini trust"]["status"] == "PROBLEM" and "trustedFolders.json" in checks["gemini trust"]["fix"]
@@ -96,6 +98,21 @@ def test_a_hook_that_lets_a_destructive_call_through_fails_the_probe(setup, tmp_
         code, checks = doctor(setup, ACTEON_URL=lax)
     assert code == 1
     assert checks["claude probe"]["status"] == "PROBLEM" and "let" in checks["claude probe"]["detail"]
+
+
+def test_a_hook_that_denies_everything_fails_the_probe_and_install_warns(setup) -> None:  # type: ignore[no-untyped-def]
+    """Issue 24, point 2: a key file that is not there and a gateway that does not answer make a gate that
+    denies every call — install says so, and the probe's harmless call shows it (a deny is not a pass)."""
+    r = subprocess.run([*HOOK, "install", "--cli", "claude", "--scope", "local", "--url", "http://127.0.0.1:9",
+                        "--key-file", str(setup["state"] / "missing.key")],
+                       cwd=setup["project"], env={"PATH": os.environ["PATH"], "HOME": str(setup["home"])},
+                       capture_output=True, text=True)
+    assert r.returncode == 0
+    assert "missing.key does not exist" in r.stderr and "http://127.0.0.1:9 does not answer" in r.stderr
+    code, checks = doctor(setup)
+    assert code == 1
+    probe = checks["claude probe"]
+    assert probe["status"] == "PROBLEM" and "denies even `ls`" in probe["detail"] and "key file" in probe["fix"]
 
 
 def test_an_old_python_and_a_gateway_without_rules_are_problems(monkeypatch, tmp_path: Path) -> None:
