@@ -22,6 +22,10 @@ class NotFound(GatewayError):
     """The gateway does not know the run or approval (a fresh embedded gateway knows no earlier run)."""
 
 
+class Unauthorized(GatewayError):
+    """401: the gateway does not know the key sent."""
+
+
 class Conflict(GatewayError):
     """409: the state does not allow it now (a scope claim in the way, a lapsed claim, a resolved approval)."""
 
@@ -49,7 +53,7 @@ class GatewayClient:
                 message = r.json()["error"]["message"]
             except (ValueError, KeyError, TypeError):
                 message = r.text[:300]
-            error = {404: NotFound, 409: Conflict}.get(r.status_code, GatewayError)
+            error = {401: Unauthorized, 404: NotFound, 409: Conflict}.get(r.status_code, GatewayError)
             raise error(f"gateway {method} {path}: {r.status_code}: {message}")
         return r.json()
 

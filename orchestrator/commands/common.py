@@ -38,6 +38,11 @@ def find_admin_key(state: Path) -> str | None:
     return path.read_text(encoding="utf-8").strip() if path.exists() else None
 
 
+def admin_key_source(state: Path) -> str:
+    """Where :func:`find_admin_key` took the key from, for a message about it."""
+    return f"${c.ENV_ADMIN_KEY}" if os.environ.get(c.ENV_ADMIN_KEY) else str(state / "admin.key")
+
+
 def admin_key(state: Path) -> str:
     key = find_admin_key(state)
     if key:
@@ -78,7 +83,7 @@ def gateway_call(state: Path, run_id: str | None, fn: Any, *, offline_ok: bool =
     gateway problem is one line and exit code 2."""
     import asyncio
 
-    from orchestrator.gatewayclient import GatewayClient, GatewayError, Unreachable
+    from orchestrator.gatewayclient import GatewayClient, GatewayError, NotFound, Unauthorized, Unreachable
 
     if key is None:
         key = find_admin_key(state) if best_effort else admin_key(state)
@@ -98,6 +103,21 @@ def gateway_call(state: Path, run_id: str | None, fn: Any, *, offline_ok: bool =
     except GatewayError as e:
         if best_effort or (offline_ok and isinstance(e, Unreachable)):
             return None
+        if isinstance(e, Unreachable) and run_id and not _has_run_folder(state, run_id):
+            raise fail(f"no run {run_id!r} in {state / 'runs'}, and no gateway answers at "
+                       f"{url or gateway_url(state, run_id)} to ask about it") from None
         if isinstance(e, Unreachable):
             raise fail(f"{e}; start it (`acteon-gateway`) or point ACTEON_URL at it") from None
+        if isinstance(e, Unauthorized):
+            raise fail(f"the gateway at {url or gateway_url(state, run_id)} does not know the admin key from "
+                       f"{admin_key_source(state)}: use the key that gateway wrote (its state directory's "
+                       f"admin.key) or set {c.ENV_ADMIN_KEY}") from None
+        if isinstance(e, NotFound) and run_id and "run" in str(e).lower():
+            raise fail(f"no run {run_id!r}: neither {state / 'runs'} nor the gateway knows it") from None
         raise fail(str(e)) from None
+
+
+def _has_run_folder(state: Path, run_id: str) -> bool:
+    from orchestrator.rundir import RunDir
+
+    return RunDir(state, run_id).exists()

@@ -374,6 +374,8 @@ def audit(
     state = _state(state_dir)
     rd = RunDir(state, run_id)
     rows = None
+    if not rd.exists() and _find_admin_key(state) is None:
+        raise fail(f"no run {run_id!r} in {state / 'runs'} (and no admin key to ask a gateway about it)")
     if not rd.exists() or _find_admin_key(state) is not None:
         rows = _gateway_call(state, run_id, lambda cl: cl.audit(run_id, outcome=outcome, agent=agent),
                              offline_ok=rd.exists())
@@ -384,9 +386,15 @@ def audit(
     if as_json:
         _print_json(rows)
         return
+    print(f"{'AGENT':<16} {'OUTCOME':<16} {'RULE':<28} TARGET")
     for r in rows:
-        print(f"{r.get('agent_id', ''):<16} {r.get('outcome', ''):<16} {r.get('rule', ''):<28} "
-              f"{r.get('target', '')[:60]}")
+        print(f"{_cut(r.get('agent_id', ''), 16):<16} {_cut(r.get('outcome', ''), 16):<16} "
+              f"{_cut(r.get('rule', '') or '', 28):<28} {_cut(r.get('target', ''), 60)}")
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, an ellipsis where it was cut."""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _journaled_audit(rd: Any, outcome: str | None, agent: str | None) -> list[dict[str, Any]]:

@@ -118,3 +118,27 @@ def test_orchestrated_agents_get_an_authoritative_gate() -> None:
     assert "--authoritative" in settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     gemini = install.gemini_settings({}, gate_args("http://127.0.0.1:9", 60.0))
     assert "--authoritative" in gemini["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
+
+
+def test_audit_of_an_unknown_run_says_so_and_has_a_header(tmp_path: Path) -> None:
+    r = cli("audit", "--run", "nope", "--state-dir", str(tmp_path / "s"), env={"ACTEON_URL": "http://127.0.0.1:9"})
+    assert r.returncode == 2 and "no run 'nope'" in r.stderr and "unreachable" not in r.stderr
+    r = cli("audit", "--run", "nope", "--state-dir", str(tmp_path / "s"),
+            env={"ACTEON_URL": "http://127.0.0.1:9", "ACTEON_ADMIN_KEY": "k"})
+    assert r.returncode == 2 and "no run 'nope'" in r.stderr and "no gateway answers" in r.stderr
+    state, run_id = _finished_run(tmp_path)
+    r = cli("audit", "--run", run_id, "--state-dir", str(state), env={"ACTEON_URL": ""})
+    assert r.returncode == 0 and r.stdout.splitlines()[0].split() == ["AGENT", "OUTCOME", "RULE", "TARGET"]
+
+
+def test_a_wrong_admin_key_names_where_it_came_from_and_the_fix(tmp_path: Path) -> None:
+    from tests.support import gateway_process
+
+    with gateway_process({"ACTEON_ADMIN_KEY": "the-right-key", "ACTEON_STATE_DIR": str(tmp_path / "gw")}) as url:
+        r = cli("audit", "--run", "default", "--state-dir", str(tmp_path / "s"),
+                env={"ACTEON_URL": url, "ACTEON_ADMIN_KEY": "wrong"})
+        r2 = cli("approvals", "list", "--state-dir", str(tmp_path / "s"),
+                 env={"ACTEON_URL": url, "ACTEON_ADMIN_KEY": "wrong"})
+    for result in (r, r2):
+        assert result.returncode == 2, result.stderr
+        assert "does not know the admin key from $ACTEON_ADMIN_KEY" in result.stderr and "admin.key" in result.stderr
