@@ -156,6 +156,11 @@ _SECRET_SEGMENTS = tuple(
         ".jira.d",
         ".config/temporalio",
         ".datadog-ci",
+        ".influxdbv2/configs",
+        ".sentryclirc",
+        ".mender",
+        ".balena/token",
+        ".config/mosquitto",
         ".nomad-token",
         ".consul-token",
         ".fastlane/session",
@@ -167,7 +172,7 @@ _SECRET_SEGMENTS = tuple(
 # `~/.config/x/auth.token`, `deploy/vault.passphrase`) — unless it is source code (`src/auth/token.ts`).
 _NAMED_FOR_A_SECRET = re.compile(
     r"(?i)(?:^|.*[._-])(?:password|passphrase|passwd|token|secret|api[_-]?key|apikey|credentials?)"
-    r"(?:\.(?:txt|conf|cfg|json|ya?ml|toml|ini|env|key|b64))?")
+    r"(?:\.(?:txt|conf|cfg|json|ya?ml|toml|ini|env|key|b64|exs|properties))?")  # Phoenix: config/prod.secret.exs
 _SYSTEM_SECRET_TREES = ("/run/secrets", "/var/run/secrets", "/var/lib/tailscale", "/etc/wireguard", "/etc/ssl/private",
                         "/var/lib/docker/swarm", "/etc/restic", "/etc/borgmatic", "/var/lib/nomad/server",
                         "/etc/nomad.d/tls", "/etc/consul.d/tls", "/etc/vault.d/tls", "/var/lib/acme")

@@ -47,6 +47,7 @@ _CI_FILES = frozenset({".gitlab-ci.yml", "bitbucket-pipelines.yml", "azure-pipel
 _CI_DIRS = (".github/workflows/", ".circleci/", ".buildkite/", ".woodpecker/", ".gitlab/ci/", ".github/actions/",
             ".forgejo/workflows/", ".gitea/workflows/")
 _MAX_TEXT = 1 << 16
+_SALT_COMMAND = re.compile(r"(?m)^\s*-\s*name:\s*(.+)$")  # in a state file that runs commands (cmd.*)
 _XCODE_SCRIPT = re.compile(r'shellScript\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -132,6 +133,12 @@ def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
         return f"gradle -b {shlex.quote(path)} build", ((path, text),)
     if name.endswith(".go") and not name.endswith("_test.go") and re.search(r"(?m)^package main\b", text):
         return f"go run {shlex.quote(path)}", ((path, text),)  # a program: `go run` of its package
+    if name == "CMakeLists.txt" or name.endswith(".cmake"):  # run by cmake when configuring (or `cmake -P`)
+        return f"cmake -P {shlex.quote(path)}", ((path, text),)
+    if name == "build.sbt":  # sbt runs its code on every command
+        return f"cd {shlex.quote(posixpath.dirname(path))} && sbt compile", ((path, text),)
+    if name.endswith(".sls"):  # a Salt state: its cmd.run commands run on the minions it is applied to
+        return ("\n".join(_SALT_COMMAND.findall(text)) if re.search(r"\bcmd\.(?:run|script|wait)\b", text) else ""), ()
     if name.endswith(".kts"):  # a Kotlin script (`kotlin x.main.kts`, or by its `#!` line)
         return f"kotlin {shlex.quote(path)}", ((path, text),)
     interpreter = shebang(text)

@@ -26,7 +26,7 @@ MAX_WORDS = 512
 
 SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".fish", ".py", ".ipynb", ".js", ".mjs", ".cjs", ".ts", ".mts",
                    ".cts", ".rb", ".pl", ".php", ".mk", ".sql", ".exs", ".lua", ".jl", ".r", ".R", ".tcl", ".ps1",
-                   ".groovy", ".kts", ".swift", ".go")
+                   ".groovy", ".kts", ".swift", ".go", ".cmake", ".sls")
 # Runner → the files it loads from its directory when none is named.
 MANIFESTS: dict[str, tuple[str, ...]] = {
     "make": ("Makefile", "makefile", "GNUmakefile"),
@@ -41,6 +41,8 @@ MANIFESTS: dict[str, tuple[str, ...]] = {
     "composer": ("composer.json",),
     "deno": ("deno.json", "deno.jsonc"),
     "cargo": ("build.rs",),
+    "cmake": ("CMakeLists.txt",),
+    "sbt": ("build.sbt",),
     **dict.fromkeys(("gradle", "gradlew"), ("build.gradle.kts", "build.gradle", "settings.gradle.kts",
                                             "settings.gradle")),
     "fab": ("fabfile.py",),

@@ -18,10 +18,11 @@ import re
 from collections.abc import Callable
 
 from gateway.shell import categories as cat
-from gateway.shell import program_text
+from gateway.shell import lexicon, program_text
 from gateway.shell.flow import Flow
 from gateway.shell.invocation import Call
 from gateway.shell.tasks import manifest, run_lines
+from gateway.shell.words import Word
 
 Handler = Callable[[Call], Flow]
 MAX_SCRIPTS = 64
@@ -224,6 +225,56 @@ def go_run(handler: Handler) -> Handler:
             for flow in sources[:16]:
                 if flow is not None and flow.script is not None:
                     program_text.judge(call, flow.script, None)
+        return handler(call)
+
+    return handle
+
+
+def cmake(handler: Handler) -> Handler:
+    """`cmake -S src -B build` (or `cmake ..`) runs the project's CMakeLists.txt while configuring,
+    `cmake -P x.cmake` and `ctest -S x.cmake` run a script: read for what they run (`execute_process`,
+    custom commands, `file(REMOVE_RECURSE …)`: ``program_text``)."""
+    def handle(call: Call) -> Flow:
+        args = call.args
+        scripts = [args[i + 1] for i, w in enumerate(args[:-1]) if w.value in ("-P", "-S", "-C", "--preset")
+                   and not (call.name == "cmake" and w.value == "-S")]
+        for word in scripts[:8]:
+            content = call.file_content(word)
+            if content is not None and content.script is not None:
+                program_text.judge(call, content.script, None)
+        source = next((args[i + 1] for i, w in enumerate(args[:-1]) if call.name == "cmake" and w.value == "-S"), None)
+        if source is None and call.name == "cmake":
+            source = next((w for w in args if not w.value.startswith("-")), None)
+        if call.name == "cmake" and not any(w.value in ("-P", "-E", "--build", "--install", "--version", "--help")
+                                             for w in args):
+            found = manifest(call, ("CMakeLists.txt",), source)
+            if found is not None and found[1].script is not None:
+                program_text.judge(call, found[1].script, None)
+        return handler(call)
+
+    return handle
+
+
+def sbt(handler: Handler) -> Handler:
+    """sbt's commands (`sbt "flywayClean; flywayMigrate"`, `sbt "runMain x.Purge --all"`): a Flyway clean
+    destroys the database, a publish publishes, `run`/`runMain` launch the project's program (its name and
+    arguments read for verbs), and build.sbt's code runs on every one of them."""
+    def handle(call: Call) -> Flow:
+        commands = [part.strip() for w in call.args for part in w.value.split(";") if part.strip()]
+        for command in commands[:32]:
+            head, _, rest = command.partition(" ")
+            name = head.split("/")[-1]  # `orders/flywayClean`
+            if name.startswith("flywayClean"):
+                call.flag(cat.DATABASE_DESTROY)
+            elif name in ("publish", "publishSigned", "sonatypeRelease", "sonatypeBundleRelease", "ciRelease",
+                          "releaseEarly", "docker:publish", "Docker/publish", "release"):
+                call.flag(cat.PUBLISH)
+            elif name in ("runMain", "run", "bgRunMain", "bgRun") and rest:
+                program, _, arguments = rest.partition(" ") if name.endswith("Main") else ("", "", rest)
+                lexicon.judge_launched(call, [Word(a) for a in arguments.split()], program.replace(".", "/"))
+        found = manifest(call, ("build.sbt",))
+        if found is not None and found[1].script is not None:
+            program_text.judge(call, found[1].script, None)
         return handler(call)
 
     return handle

@@ -26,6 +26,7 @@ from gateway.shell import (
     processes,
     pytasks,
     readers,
+    salt,
     system,
     tasks,
     vcs,
@@ -216,6 +217,10 @@ for _name in ("tsx", "ts-node", "ts-node-esm", "esno", "vite-node", "jiti"):
     HANDLERS[_name] = interpreters.node  # TypeScript runners: `tsx scripts/x.ts` is node running x
 HANDLERS.update(notebooks.HANDLERS)
 HANDLERS.update(pytasks.HANDLERS)
+HANDLERS.update(salt.HANDLERS)
+HANDLERS["sbt"] = buildhooks.sbt(HANDLERS.get("sbt", default_handler))
+for _name in ("cmake", "ctest"):
+    HANDLERS[_name] = buildhooks.cmake(HANDLERS.get(_name, default_handler))
 for _name in ("mvn", "mvnw", "gradle", "gradlew", "dotnet"):  # the programs they run get their arguments read
     HANDLERS[_name] = operations.with_judges(HANDLERS[_name], operations.LAUNCHED)
 

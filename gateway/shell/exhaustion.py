@@ -141,9 +141,13 @@ def spawns_forever(loop: str) -> bool:
     loop = loop[: 1 << 16]
     if not _FOREVER.match(loop) or re.search(r"\b(?:break|exit|return)\b", loop):
         return False
-    return (bool(_BACKGROUND.search(loop)) and "wait" not in loop) or bool(_NEW_FILE.search(loop))
+    return (bool(_BACKGROUND.search(loop)) and "wait" not in loop) or bool(_NEW_FILE.search(loop)) or \
+        bool(_NEW_COPY.search(loop))
 
 
+# A command that creates things, named by something that changes each time round (`cp -r x /tmp/c_$RANDOM`).
+_NEW_COPY = re.compile(r"""\b(?:cp|mkdir|touch|dd|fallocate|truncate|ln|rsync|tar|git\s+clone|docker\s+run|mktemp)\b"""
+                       r"""[^;&|\n]*\$\{?(?:RANDOM|SRANDOM|EPOCHREALTIME|BASHPID|i|n|count|idx)\b""")
 # A redirection to a name that changes each time round: a variable or a command's output in the file name.
 _NEW_FILE = re.compile(r""">>?\s*["']?[^\s;&|"']*(?:\$\{?(?:RANDOM|SRANDOM|EPOCHREALTIME|EPOCHSECONDS|BASHPID|i|j|k|n"""
                        r"""|count|counter|idx|index|seq|ts|stamp|now)\b|\$\(\("""

@@ -52,7 +52,9 @@ def judge(call: Call) -> None:
 # aliases) keep the everyday reading (`rustup component add clippy`, `asdf plugin add x`).
 _REMOVES = frozenset({"rm", "remove", "delete", "del", "destroy", "purge", "drop", "revoke", "unregister"})
 _CHANGES = frozenset({"create", "add", "new", "update", "set", "put", "edit", "patch", "grant", "assign", "enable",
-                      "disable", "attach", "apply", "import", "upsert", "replace", "modify", "rotate", "reset"})
+                      "disable", "attach", "apply", "import", "upsert", "replace", "modify", "rotate", "reset",
+                      "reboot", "restart", "shutdown", "poweroff", "stop", "start", "suspend", "resume", "move",
+                      "pin", "promote", "rollout"})
 _IDENTITIES = frozenset({"user", "users", "token", "tokens", "key", "keys", "api-key", "api-keys", "apikey", "account",
                          "accounts", "credential", "credentials", "secret", "secrets", "role", "roles", "acl", "acls",
                          "policy", "policies", "permission", "permissions", "service-account", "service-accounts",
@@ -62,7 +64,7 @@ _MESSAGES = frozenset({"comment", "comments", "message", "messages", "note", "no
                        "replies", "email", "emails", "mail", "sms", "notification", "notifications", "announcement"})
 _LOCAL_NOUNS = frozenset({"component", "components", "toolchain", "toolchains", "plugin", "plugins", "target",
                           "targets", "package", "packages", "pkg", "dep", "deps", "dependency", "dependencies",
-                          "module", "modules", "cache", "caches", "alias", "aliases", "env", "envs", "venv",
+                          "module", "modules", "cache", "caches", "alias", "aliases", "venv",
                           "completion",
                           "completions", "version", "versions", "local", "global", "shell", "path", "config", "theme",
                           "themes", "snippet", "snippets", "extension", "extensions", "template", "templates",
@@ -109,6 +111,7 @@ def judge_launched(call: Call, args: list[Word], program: str = "") -> None:
     vehicles decommission`, `python3 tools/x.py wipe --env prod`, `python -m app.jobs rebuild --drop-existing`:
     a program nobody described, read the same way; its own name too (`tools/purge_tenant.py`)."""
     name = program.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0] if program else ""
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name)  # `PurgeOrders` (a JVM class) reads as purge-orders
     category = _verb(name) if name and _WORD.match(name.lower().replace("_", "-")) else None
     if category is not None and args and not any(w.value.split("=", 1)[0] in _REHEARSALS for w in args):
         call.flag(category)

@@ -225,6 +225,19 @@ def _credential_cli(call: Call) -> str | None:
     return _cloud_delete(call) if name in ("aws", "gcloud", "az") else None
 
 
+def _influx(call: Call) -> str | None:
+    """InfluxDB 2's CLI: `influx delete …` and `influx bucket|org|… delete` destroy data; `influx auth
+    create` mints a token (`auth list` prints them); queries go to the SQL client's judgement."""
+    w = words(call)
+    if w[:1] == ["delete"] or (len(w) > 1 and w[1] in ("delete", "rm")):
+        return cat.DATABASE_DESTROY
+    if w[:2] in (["auth", "create"], ["v1", "auth"], ["user", "password"], ["user", "create"]):
+        return cat.CREDENTIAL_CREATION
+    if w[:2] in (["auth", "list"], ["auth", "ls"], ["config", "list"], ["config", "ls"]):
+        return cat.CREDENTIAL_ACCESS
+    return None
+
+
 def _runner(call: Call) -> str | None:
     """npx -y / --yes, npm exec -y, pnpm dlx, yarn dlx, bunx, uvx, pipx run: fetch and execute at once."""
     name, w, f = call.name, words(call), flags(call)
@@ -348,8 +361,9 @@ INFRA: dict[str, Handler] = {
                     _handler(_destroy_word)),
     **dict.fromkeys(["psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client", "sqlcmd", "cockroach",
                      "cqlsh", "snowsql", "bq-shell", "trino", "presto", "usql", "litecli", "pgcli", "mycli", "vsql",
-                     "isql", "sqlplus", "db2", "mongosh-sql", "influx", "spark-sql", "beeline", "hive", "impala-shell",
+                     "isql", "sqlplus", "db2", "mongosh-sql", "spark-sql", "beeline", "hive", "impala-shell",
                      "clickhouse", "turso", "libsql", "psql.exe"], _handler(databases.sql_client)),
+    "influx": _handler(lambda call: _influx(call) or databases.sql_client(call)),
     **dict.fromkeys(["pg_restore", "mongorestore"], _handler(databases.restore)),
     "bq": _handler(databases.bq),
     **dict.fromkeys(["mongosh", "mongo"], _handler(databases.mongo)),

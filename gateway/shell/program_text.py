@@ -20,6 +20,7 @@ names, before and beside a parser's API-level reading (``gateway.shell.code``):
 from __future__ import annotations
 
 import re
+import shlex
 
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
@@ -188,6 +189,14 @@ _ARGV_HANDOFF = re.compile(r"""\b(?:ProcessBuilder|commandLine|exec\.Command(?:C
                            r"""|System\.cmd|Runtime\.getRuntime\(\)\.exec|cmd\.exe)\s*\(\s*(?:\w+\s*,\s*)?"""
                            r"""((?:"[^"\n]{0,400}"\s*,\s*){0,32}"[^"\n]{0,400}")(\s*,)?""")
 _LITERAL = re.compile(r'"([^"\n]*)"')
+# CMake: `execute_process(COMMAND …)`, `add_custom_command(… COMMAND …)` run a program with those words;
+# `file(REMOVE_RECURSE …)` deletes. Keywords after the command end it.
+_CMAKE_COMMAND = re.compile(r"""\bCOMMAND\s+((?:[^()\n]|\([^()\n]*\)){1,2000}?)(?=\s+(?:COMMAND|WORKING_DIRECTORY"""
+                            r"""|RESULT_VARIABLE|RESULTS_VARIABLE|OUTPUT_VARIABLE|ERROR_VARIABLE|TIMEOUT|COMMAND_ECHO"""
+                            r"""|OUTPUT_QUIET|ERROR_QUIET|DEPENDS|BYPRODUCTS|COMMENT|VERBATIM|OUTPUT|USES_TERMINAL)\b|\s*\))""")
+# Scala's process DSL: `"rm -rf /x".!`, `"curl … | sh" !!` run the string as a command.
+_SCALA_PROCESS = re.compile(r'"([^"\n]{1,400})"\s*\.?\s*!{1,2}(?![=\w])')
+_CMAKE_REMOVE = re.compile(r"""\bfile\s*\(\s*REMOVE(_RECURSE)?\s+([^)]{1,2000})\)""")
 
 
 def shell_handoffs(code: str) -> list[str]:
@@ -198,6 +207,21 @@ def shell_handoffs(code: str) -> list[str]:
     for match in list(_SHELL_HANDOFF.finditer(text))[:32]:
         line = match.group(1) if match.group(1) is not None else match.group(2)
         out.append(line.replace('\\"', '"').replace("\\'", "'"))
+    for match in list(_CMAKE_COMMAND.finditer(text))[:32]:
+        try:
+            words = shlex.split(match.group(1).replace("${CMAKE_COMMAND}", "cmake"))
+        except ValueError:
+            continue
+        if words:
+            out.append(shlex.join(words))
+    out.extend(m.group(1) for m in list(_SCALA_PROCESS.finditer(text))[:32])
+    for match in list(_CMAKE_REMOVE.finditer(text))[:32]:
+        try:
+            paths = shlex.split(match.group(2))
+        except ValueError:
+            continue
+        if paths:
+            out.append(shlex.join(["rm", "-rf" if match.group(1) else "-f", *paths]))
     for match in list(_ARGV_HANDOFF.finditer(text))[:32]:
         argv: list[str | None] = [*_LITERAL.findall(match.group(1)), *([None] if match.group(2) else [])]
         if argv and argv[0] not in ("sh", "bash", "/bin/sh", "/bin/bash", "zsh"):  # those are _SHELL_HANDOFF's
