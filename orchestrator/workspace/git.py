@@ -7,8 +7,12 @@ No function here (nor anywhere in the orchestrator) runs ``git stash``, ``reset 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import subprocess
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,14 +66,42 @@ def _refuse_destructive(args: list[str]) -> None:
             raise AssertionError(f"refusing to run destructive git command: git {' '.join(args)}")
 
 
+# `git worktree add` reads every other worktree's administrative folder (is the branch checked out there?);
+# one that a concurrent `add` has half made fails it ("failed to read .git/worktrees/x/commondir"). Parallel
+# tasks create worktrees at once, so these commands are run one at a time per repository: a thread lock in
+# this process, and an flock on a file in the repository's .git folder for other processes.
+_WORKTREE_ADMIN = frozenset({"add", "remove", "prune", "move", "repair", "lock", "unlock"})
+_repository_locks: dict[str, threading.Lock] = {}
+_repository_locks_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def _one_at_a_time(cwd: Path, argv: list[str]) -> Iterator[None]:
+    if argv[:1] != ["worktree"] or argv[1:2] == [] or argv[1] not in _WORKTREE_ADMIN:
+        yield
+        return
+    key = os.path.realpath(cwd)
+    with _repository_locks_guard:
+        lock = _repository_locks.setdefault(key, threading.Lock())
+    with lock:
+        gitdir = Path(key) / ".git"
+        if not gitdir.is_dir():
+            yield
+            return
+        with (gitdir / "acteon-worktree.lock").open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
+
+
 def git(cwd: Path, *args: str, check: bool = True, input: str | None = None,
         env: dict[str, str] | None = None, timeout: float = TIMEOUT_S) -> Result:
     """Run ``git -C cwd args…``. ``check``: raise :class:`GitError` on a non-zero exit."""
     argv = list(args)
     _refuse_destructive(argv)
     try:
-        proc = subprocess.run(["git", "-C", str(cwd), *argv], capture_output=True, text=True, input=input,
-                              env={**_env(), **(env or {})}, timeout=timeout, check=False)
+        with _one_at_a_time(cwd, argv):
+            proc = subprocess.run(["git", "-C", str(cwd), *argv], capture_output=True, text=True, input=input,
+                                  env={**_env(), **(env or {})}, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         raise GitError(argv, None, f"timed out after {timeout:.0f}s") from None
     except FileNotFoundError:

@@ -477,3 +477,23 @@ def test_the_eval_scores_the_integration_head_not_the_checkout(tmp_path: Path) -
     scored = [e for e in journal(tmp_path / "state", "scored") if e["type"] == "eval"]
     assert scored[0]["score"] == 1.0 and scored[0]["head"] == git(repo, "rev-parse", "acteon/scored/integration")
     assert snapshot(repo) == before
+
+
+def test_worktrees_made_at_once_in_one_repository_all_succeed(tmp_path: Path) -> None:
+    """`git worktree add` reads the other worktrees' folders: run concurrently, one fails on another's
+    half-made folder. The orchestrator makes them one at a time per repository (threads here, as parallel
+    tasks do, and a separate process holding the same lock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from orchestrator.workspace.git import git as run_git
+
+    repo = user_repo(tmp_path)
+    head = git(repo, "rev-parse", "HEAD")
+
+    def add(i: int) -> str:
+        return run_git(repo, "worktree", "add", "-b", f"t{i}", str(tmp_path / "wt" / f"t{i}"), head).stdout
+
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        list(pool.map(add, range(24)))  # raises if any add failed
+    listed = git(repo, "worktree", "list", "--porcelain")
+    assert sum(1 for line in listed.splitlines() if line.startswith("worktree ")) == 25
