@@ -269,12 +269,40 @@ def load_plan(path: Path, known_roles: set[str]) -> Plan:
     try:
         plan = Plan.model_validate(data)
     except ValidationError as e:
-        raise PlanError([f"{source}: {describe_error(err, model=Plan)}" for err in e.errors()]) from None
+        schema = [f"{source}: {describe_error(err, model=Plan)}" for err in e.errors()]
+        raise PlanError(schema + [f"{source}: {m}" for m in _problems_beside(data, known_roles)]) from None
     try:
         validate_plan(plan, known_roles)
     except PlanError as e:
         raise PlanError([f"{source}: {m}" for m in e.errors]) from None
     return with_absolute_workdir(plan, path)
+
+
+def _problems_beside(data: Any, known_roles: set[str]) -> list[str]:
+    """The whole-plan problems of a plan whose schema check failed — duplicate ids, unknown roles,
+    dependencies, cycles among the tasks that are well formed — so one `plan validate` reports everything
+    rather than one stage at a time."""
+    raw_tasks = data.get("tasks") if isinstance(data, dict) else None
+    if not isinstance(raw_tasks, list):
+        return []
+    tasks = []
+    for raw in raw_tasks[:10_000]:
+        try:
+            tasks.append(Task.model_validate(raw))
+        except ValidationError:
+            continue  # its own errors are in the schema list
+    if not tasks:
+        return []
+    raw_ids = {t.get("id") for t in raw_tasks if isinstance(t, dict)}
+    partial = Plan.model_construct(tasks=tasks, agent_roles=[r for r in data.get("agent_roles", [])
+                                                              if isinstance(r, str)]
+                                   if isinstance(data.get("agent_roles"), list) else [])
+    try:
+        validate_plan(partial, known_roles)
+    except PlanError as e:
+        # a dependency on a task that is there but malformed is not "unknown": its own error says what is wrong
+        return [m for m in e.errors if not any(f"unknown task '{i}'" in m for i in raw_ids if isinstance(i, str))]
+    return []
 
 
 def with_absolute_workdir(plan: Plan, path: Path) -> Plan:

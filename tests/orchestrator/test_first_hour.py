@@ -142,3 +142,17 @@ def test_a_wrong_admin_key_names_where_it_came_from_and_the_fix(tmp_path: Path) 
     for result in (r, r2):
         assert result.returncode == 2, result.stderr
         assert "does not know the admin key from $ACTEON_ADMIN_KEY" in result.stderr and "admin.key" in result.stderr
+
+
+def test_plan_validate_reports_every_problem_at_once(tmp_path: Path) -> None:
+    """A schema error no longer hides the duplicate ids, unknown roles and cycles of the rest of the plan."""
+    bad = {"id": "p", "objective": "o", "scope": {"working_directory": str(tmp_path)}, "tasks": [
+        task("a", "true", ["c"]), {**task("a", "true"), "assigned_role": "wizard"}, task("c", "true", ["a"]),
+        {**task("broken", "true"), "subtasks": [{"id": "b1", "name": "b", "command": 5}]}]}
+    bad["tasks"][1]["subtasks"][0]["id"] = "a-2"
+    r = cli("plan", "validate", "--plan", str(write_plan(tmp_path, bad)))
+    assert r.returncode == 2
+    for problem in ("command: Input should be a valid string", "duplicate id 'a'", "unknown role 'wizard'",
+                    "dependency cycle: a -> c -> a"):
+        assert problem in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
