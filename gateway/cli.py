@@ -83,6 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         for err in e.errors:
             print(f"  {err}", file=sys.stderr)
         return 2
+    in_use = _port_in_use(args.host, args.port)
+    if in_use:
+        print(f"acteon-gateway: {args.host}:{args.port} is in use ({in_use}): stop what listens there (another "
+              "gateway?) or give --port", file=sys.stderr)
+        return 2
     from gateway.startup import banner
 
     tls = args.ssl_certfile is not None
@@ -96,6 +101,27 @@ def main(argv: list[str] | None = None) -> int:
         ssl_certfile=str(args.ssl_certfile) if tls else None, ssl_keyfile=str(args.ssl_keyfile) if tls else None,
     )
     return 0
+
+
+def _port_in_use(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be bound, checked before the start-up banner: a port in use is one line, not a
+    banner followed by uvicorn's error. (Port 0 asks for any free port.)"""
+    import socket
+
+    if port == 0:
+        return None
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        return str(e)
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: TIME_WAIT is no conflict
+        try:
+            probe.bind(address)
+        except OSError as e:
+            return e.strerror or str(e)
+    return None
 
 
 if __name__ == "__main__":

@@ -51,3 +51,18 @@ def test_a_redis_gateway_says_how_persistent_its_store_is(tmp_path: Path) -> Non
     assert "NOT persistent" in text  # the test server runs with --save "" and no AOF
     assert "admin:  key from $ACTEON_ADMIN_KEY" in text and "WARNING" not in text
     assert server.password not in text  # the banner never shows a secret
+
+
+def test_a_port_in_use_is_one_line_before_any_banner(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        full = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "HOME": str(tmp_path),
+                "ACTEON_STATE_DIR": str(tmp_path / "st")}
+        r = subprocess.run([sys.executable, "-m", "gateway.cli", "--port", str(port)], env=full, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and f"127.0.0.1:{port} is in use" in r.stderr and "--port" in r.stderr
