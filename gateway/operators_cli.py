@@ -30,17 +30,22 @@ def build_parser(noun: str = "operators") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"acteon-gateway {noun}", description=description)
     p.add_argument("--url", default=os.environ.get(c.ENV_URL) or c.DEFAULT_URL,
                    help=f"the gateway (default ${c.ENV_URL} or {c.DEFAULT_URL})")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    # The same options after the verb too (`operators add alice --url …`): SUPPRESS keeps a value given first.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--url", default=argparse.SUPPRESS, help="the gateway")
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
     sub = p.add_subparsers(dest="verb", required=True)
-    add = sub.add_parser("add", help=f"create {'an' if one == 'operator' else 'a'} {one} and print its key (once)")
+    add = sub.add_parser("add", parents=[common],
+                         help=f"create {'an' if one == 'operator' else 'a'} {one} and print its key (once)")
     add.add_argument("name")
     if one == "operator":
         add.add_argument("--role", choices=["viewer", "operator", "admin"], default="operator",
                          help="viewer looks; operator also decides; admin also manages rules and keys")
-    sub.add_parser("list", help=f"the {noun} (never their keys)")
-    rev = sub.add_parser("revoke", help="the key stops working at once" +
+    sub.add_parser("list", parents=[common], help=f"the {noun} (never their keys)")
+    rev = sub.add_parser("revoke", parents=[common], help="the key stops working at once" +
                          (", signed-in sessions included" if one == "operator" else ""))
     rev.add_argument("name")
-    p.add_argument("--json", action="store_true", help="print JSON")
     return p
 
 
@@ -75,8 +80,9 @@ def main(argv: list[str], noun: str = "operators") -> int:
         r = httpx.request(method, f"{args.url.rstrip('/')}{c.API_PREFIX}/{noun}{path}", json=body,
                           headers={"Authorization": f"Bearer {key}"}, timeout=10)
     except httpx.HTTPError as e:
-        print(f"acteon-gateway {noun}: cannot reach the gateway at {args.url}: {type(e).__name__}", file=sys.stderr)
-        return 1
+        print(f"acteon-gateway {noun}: cannot reach the gateway at {args.url} ({type(e).__name__}): start it "
+              f"(`acteon-gateway`) or give --url", file=sys.stderr)
+        return 2
     data: Any = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
     if r.status_code >= 400:
         message = (data.get("error") or {}).get("message") if isinstance(data, dict) else None

@@ -57,3 +57,14 @@ def test_worker_and_operator_keys_from_the_command_line(tmp_path: Path) -> None:
 def test_without_an_admin_key_it_says_where_to_find_one(tmp_path: Path) -> None:
     r = keys_cli("http://127.0.0.1:9", tmp_path / "nowhere", "workers", "list")
     assert r.returncode == 2 and "no admin key" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_options_go_after_the_verb_too_and_no_gateway_is_a_user_error(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "admin.key").write_text("some-admin-key\n")
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "ACTEON_STATE_DIR": str(state)}
+    r = subprocess.run([sys.executable, "-m", "gateway.cli", "operators", "add", "alice", "--url",
+                        "http://127.0.0.1:9", "--json"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 2 and "cannot reach the gateway at http://127.0.0.1:9" in r.stderr
+    assert "give --url" in r.stderr and "Traceback" not in r.stderr
