@@ -215,6 +215,10 @@ class ToolCall(_Event):
     rule: str | None = None
     reason: str | None = None
     approval_id: str | None = None
+    # who decided the approval this call consumed or was rejected by, and the hash of what they were shown:
+    # kept here so the run folder's copy of the audit still says who approved once its gateway is gone
+    decided_by: str | None = None
+    shown_sha256: str | None = None
     retry_after_ms: int | None = None  # a throttle or quota: when the call may be tried again
     at_ms: int  # gateway (Redis) time of the decision
 

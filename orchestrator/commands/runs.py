@@ -408,5 +408,6 @@ def _journaled_audit(rd: Any, outcome: str | None, agent: str | None) -> list[di
             rows.append({"audit_id": event.audit_id, "agent_id": event.agent_id, "task_id": event.task_id,
                          "tool": event.tool, "action_type": event.action_type, "target": event.target,
                          "outcome": event.outcome, "rule": event.rule or "", "reason": event.reason,
-                         "approval_id": event.approval_id, "ts_ms": event.at_ms})
+                         "approval_id": event.approval_id, "decided_by": event.decided_by or "",
+                         "shown_sha256": event.shown_sha256 or "", "ts_ms": event.at_ms})
     return rows

@@ -248,6 +248,10 @@ class _Projector:
             add(call, SW.needsApproval, approval)
             add(approval, RDF.type, SW.Approval)
             add(approval, SW.id, lit(ev.approval_id))
+            if ev.decided_by:
+                add(approval, SW.resolvedBy, lit(ev.decided_by))
+            if ev.shown_sha256:
+                add(approval, SW.shownSha256, lit(ev.shown_sha256))
 
     def tool_completed(self, ev: R.ToolCompleted) -> None:
         done, agent, lit, add = self.node("completion", ev.event_id), self.agent(ev.agent_id), self.lit, self.add

@@ -110,14 +110,16 @@ GROUP BY ?rule ?outcome
 HAVING (COUNT(?call) > 0)
 ORDER BY DESC(?calls) ?rule ?outcome
 """),
-    ReadyQuery("approvals", "Tool calls that waited for a human approval, and what became of each call.", """\
-SELECT ?run ?agent ?approval ?outcome ?target ?at WHERE {
-  { SELECT ?call ?a ?approval
+    ReadyQuery("approvals", "Tool calls that waited for a human approval, who decided it, and what became of each "
+               "call.", """\
+SELECT ?run ?agent ?approval ?outcome ?decider ?target ?at WHERE {
+  { SELECT ?call ?a ?approval ?ap
     WHERE { ?ap a swarm:Approval ; swarm:id ?approval . ?call swarm:needsApproval ?ap . ?a swarm:performed ?call } }
   ?r a swarm:SwarmRun ; swarm:id ?run ; swarm:hasAgent ?a .
   ?a swarm:id ?agent .
   ?call swarm:outcome ?outcome ; prov:generatedAtTime ?at .
   OPTIONAL { ?call swarm:target ?target }
+  OPTIONAL { ?ap swarm:resolvedBy ?decider }
 }
 ORDER BY ?run ?at ?approval ?outcome
 """),

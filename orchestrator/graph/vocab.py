@@ -150,6 +150,8 @@ _TERMS = [
     _d("actionType", "swarm:ToolCall", "xsd:string", "The gateway's normalised action (execute_command, "
                                                       "write_file…)."),
     _d("target", "swarm:ToolCall", "xsd:string", "The command, path or URL (truncated)."),
+    _d("resolvedBy", "swarm:Approval", "xsd:string", "Who approved or rejected it (an operator's name)."),
+    _d("shownSha256", "swarm:Approval", "xsd:string", "SHA-256 of what the deciding human was shown."),
     _d("outcome", "swarm:ToolCall", "xsd:string", "executed, suppressed, throttled, deduplicated, "
                                                    "pending_approval, quota_exceeded, rerouted, cancelled or "
                                                    "superseded."),

@@ -37,12 +37,12 @@ class Journal:
         self.rd.append(cls(ts=ts, seq=self.rd.next_seq(), **fields))
 
     def call(self, second: float, agent: str, outcome: str, rule: str | None, target: str = "ls",
-             approval_id: str | None = None) -> None:
+             approval_id: str | None = None, **extra: Any) -> None:
         self.audit += 1
         self.at(second, R.ToolCall, audit_id=f"{MS0 + int(second * 1000)}-{self.audit}", agent_id=agent,
                 task_id=agent.split(".")[0], tool="Bash", action_type="execute_command", target=target,
                 outcome=outcome, rule=rule, reason=None if outcome == "executed" else f"{outcome} by {rule}",
-                approval_id=approval_id, at_ms=MS0 + int(second * 1000))
+                approval_id=approval_id, at_ms=MS0 + int(second * 1000), **extra)
 
     def task(self, start: float, end: float, tid: str, status: str = "done") -> None:
         agent = f"{tid}.{tid}1"
@@ -82,7 +82,8 @@ def write_runs(state: Path) -> dict[str, R.RunDir]:
          action="throttle")
     j.task(10, 15, "c")
     j.call(12, "c.c1", "pending_approval", "approve-push", "git push", approval_id="ap-1")
-    j.call(14, "c.c1", "executed", "approve-push", "git push", approval_id="ap-1")
+    j.call(14, "c.c1", "executed", "approve-push", "git push", approval_id="ap-1", decided_by="alice",
+           shown_sha256="ab" * 32)
     j.at(15.5, R.RefinerDecision, after_task="c", action="skip", skipped=["e"], reason="e is covered by c")
     j.at(15.5, R.TaskStatusChanged, task_id="e", status="skipped", reason="refiner: e is covered by c")
     j.task(40, 50, "d")

@@ -116,3 +116,22 @@ async def test_client_pages_match_the_gateway(gw: GatewayClient, run_id: str) ->
     await gw.event(key, run_id, {"agent_id": "t1.s1", "tool": "Bash", "success": True, "size": 3})
     events, nxt = await gw.events_page(run_id, None, 10)
     assert nxt is None and (events[0]["success"], events[0]["size"]) == (True, 3)
+
+
+async def test_who_approved_a_call_is_journaled_with_it(gw: GatewayClient, run_id: str, tmp_path: Path) -> None:
+    """Issue 24, point 5: the run folder's copy of the audit keeps the decider and the shown-content hash, so
+    `audit --json` and the twin still say who approved once an embedded gateway is gone."""
+    key = await gw.create_run(run_id, [], None)
+    pending = await gw.dispatch(key, body(run_id, "t1.s1", "git push origin main"))
+    assert pending["outcome"] == "pending_approval"
+    await gw.resolve(pending["approval_id"], True, "alice", "reviewed the diff")
+    assert (await gw.dispatch(key, body(run_id, "t1.s1", "git push origin main")))["outcome"] == "executed"
+    got, _ = await Tailer(gw, run_id).poll()
+    executed = [c for c in got if c["outcome"] == "executed"]
+    assert executed and executed[0]["decided_by"] == "alice" and executed[0]["approval_id"] == pending["approval_id"]
+    rd = RunDir(tmp_path, run_id)
+    rd.create()
+    for c in got:
+        rd.record(ToolCall, **c)
+    kept = [e for e in rd.read_events() if isinstance(e, ToolCall) and e.outcome == "executed"]
+    assert kept[0].decided_by == "alice"
