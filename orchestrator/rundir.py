@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -24,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from hook import contract as c
 from hook.install import write_atomic
+from orchestrator import journal
 from orchestrator.errors import UserError
 
 RUN_STATUSES = ("running", "done", "failed", "cancelled", "interrupted", "parked", "eval_failed")
@@ -422,53 +422,21 @@ class RunDir:
     # --- journal -----------------------------------------------------------------------------------
     def read_events(self) -> list[Any]:
         """Every journal event, validated; a bad line is an error naming its line number — except a torn
-        last line (no newline: a crash in the middle of writing it), which is skipped with a warning."""
-        try:
-            data = self.journal_file.read_bytes()
-        except FileNotFoundError:
-            return []
+        last line (a crash in the middle of writing it), which is skipped with a warning (``journal``)."""
         events = []
-        lines = data.split(b"\n")
-        torn = lines.pop()  # after the last newline: empty, or a line the writer never finished
-        for number, line in enumerate(lines, 1):
+        for number, line in enumerate(journal.lines(self.journal_file) or [], 1):
             if not line.strip():
                 continue
             try:
                 events.append(parse_event(line))
             except ValidationError as e:
                 raise line_error(self.journal_file, number, e) from None
-        if torn.strip():
-            sys.stderr.write(f"warning: {self.journal_file}:{len(lines) + 1}: a torn last line (a crash while "
-                             f"writing it) is ignored\n")
         return events
-
-    def _repair_tail(self) -> None:
-        """Before the first append of this process: a torn last line is moved aside (``events.jsonl.torn``)
-        so the next event starts on a line of its own, and a resume continues from before it."""
-        try:
-            with self.journal_file.open("rb") as f:
-                f.seek(0, os.SEEK_END)
-                size = f.tell()
-                if size == 0:
-                    return
-                f.seek(max(0, size - 65536))
-                tail = f.read()
-        except FileNotFoundError:
-            return
-        if tail.endswith(b"\n"):
-            return
-        cut = tail.rfind(b"\n")
-        if cut < 0 and size > len(tail):
-            return  # a last line longer than 64 KiB: no event is; leave it for read_events to name
-        keep = size - len(tail) + cut + 1
-        with (self.path / "events.jsonl.torn").open("ab") as aside:
-            aside.write(tail[cut + 1:] + b"\n")
-        os.truncate(self.journal_file, keep)
 
     def append(self, event: BaseModel) -> None:
         """Append one event (fsync'd: the journal is what a resume trusts)."""
-        if not self._tail_checked:
-            self._repair_tail()
+        if not self._tail_checked:  # a torn last line goes aside: this event must start a line of its own
+            journal.set_torn_tail_aside(self.journal_file, self.path / "events.jsonl.torn")
             self._tail_checked = True
         line = event.model_dump_json() + "\n"
         fd = os.open(self.journal_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

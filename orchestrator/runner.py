@@ -35,7 +35,8 @@ from orchestrator.memory.select import for_prompt
 from orchestrator.memory.sources import normalize_workspace
 from orchestrator.memory.store import MemoryStore, open_store
 from orchestrator.parking import ParkLedger
-from orchestrator.plan import Plan, Task, estimated_actions, save_plan
+from orchestrator.plan import Plan, Task, estimated_actions
+from orchestrator.planfile import save_plan
 from orchestrator.process import become_subreaper, kill_group, process_start_time, reap_orphan, stop_orphans
 from orchestrator.progress import Progress
 from orchestrator.refiner import RefinerOutcome, refine

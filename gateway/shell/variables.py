@@ -4,6 +4,8 @@ the shell's history (`HISTFILE`, `HISTSIZE=0`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gateway.shell import categories as cat
 from gateway.shell import handoff
 from gateway.shell.facts import Facts
@@ -57,3 +59,11 @@ def check_history_variable(facts: Facts, name: str, value: Word) -> None:
         or (name == "HISTIGNORE" and text == "*")
     ):
         facts.flag(cat.HISTORY_TAMPER)
+
+
+def appended(name: str, value: Word, scope: Scope) -> Word:
+    """`c=r; c+=m; $c -rf …`: what an append (`+=`) leaves in ``name`` — known only when both halves are."""
+    before = scope.vars.get(name)
+    if before is not None and value.exact:
+        return replace(value, value=before + value.value)
+    return replace(value, wild=0, literal=False, value=f"${{{name}}}{value.value}")

@@ -406,10 +406,7 @@ class Walker:
         name = text_of(name_node) if name_node is not None else ""
         value = evaluate_assignment_value(node.child_by_field_name("value"), scope.vars)
         if any(child.type == "+=" for child in node.children):
-            # `c=r; c+=m; $c -rf …`: an append; known only when both halves are
-            before = scope.vars.get(name)
-            value = replace(value, value=(before or "") + value.value) if before is not None and value.exact \
-                else replace(value, wild=0, literal=False, value=f"${{{name}}}{value.value}")
+            value = variables.appended(name, value, scope)
         return name, self.with_flow(value, scope.copy(), depth)
 
     def _set_variable(self, scope: Scope, name: str, value: Word) -> None:

@@ -36,7 +36,8 @@ def config_of(path: Path | None) -> Any:
 
 
 def load_plan_checked(path: Path, cfg: Any) -> Any:
-    from orchestrator.plan import PlanError, load_plan
+    from orchestrator.plan import PlanError
+    from orchestrator.planfile import load_plan
     from orchestrator.roles import roles_from_config
     from orchestrator.workspace.tasks import check_isolation
 
@@ -65,7 +66,7 @@ def plan_gather(
     as_json: JsonOut = False,
 ) -> None:
     """Ask an engine to turn a request into a plan (clarifying questions on a terminal); writes it unapproved."""
-    from orchestrator.plan import save_plan
+    from orchestrator.planfile import save_plan
 
     if out.exists() and not force:
         raise fail(f"{out} exists (pass --force to overwrite it)")
@@ -199,7 +200,7 @@ def plan_approve(
     """Record who approved the plan and when."""
     from datetime import UTC, datetime
 
-    from orchestrator.plan import approve_file
+    from orchestrator.planfile import approve_file
 
     who = by or os.environ.get("USER", "")
     if not who.strip():

@@ -63,7 +63,7 @@ def run(
     import secrets
 
     from orchestrator.config import with_overrides
-    from orchestrator.plan import load_plan
+    from orchestrator.planfile import load_plan
     from orchestrator.roles import roles_from_config
     from orchestrator.runner import Run, RunOptions
 
@@ -119,7 +119,7 @@ def run(
             gathered = gather_plan(prompt, engine=chosen, model=None, command=None, workdir=None,
                                     timeout=cfg.defaults.subtask_timeout_seconds, cfg=cfg, state=state,
                                     interactive=False)
-            from orchestrator.plan import save_plan
+            from orchestrator.planfile import save_plan
 
             plan = state / "plans" / f"{gathered.plan.id}-{secrets.token_hex(3)}.json"
             plan.parent.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,8 @@ import pytest
 
 from orchestrator import rundir as R
 from orchestrator.graph.store import STORES
-from orchestrator.plan import Plan, save_plan
+from orchestrator.plan import Plan
+from orchestrator.planfile import save_plan
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 MS0 = int(T0.timestamp() * 1000)

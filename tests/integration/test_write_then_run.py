@@ -84,7 +84,8 @@ def hook_command(budget_s: float) -> list[str]:
     installed = Path(sys.executable).with_name("acteon-swarm-hook")
     found = str(installed) if installed.exists() else shutil.which("acteon-swarm-hook")
     require("the installed acteon-swarm-hook command", found is not None)
-    return [str(found), "gate", "--cli", "claude", "--budget", str(budget_s)]
+    # authoritative, as orchestrated agents run it: an allow is an explicit allow to assert on
+    return [str(found), "gate", "--cli", "claude", "--budget", str(budget_s), "--authoritative"]
 
 
 def ask(gw: dict[str, Any], home: Path, workspace: Path, tool: str, tool_input: dict[str, Any],

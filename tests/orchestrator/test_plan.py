@@ -14,13 +14,11 @@ from orchestrator.plan import (
     PlanError,
     approve,
     critical_path,
-    load_plan,
     plan_json_schema,
-    save_plan,
     topological_order,
     validate_plan,
-    with_absolute_workdir,
 )
+from orchestrator.planfile import load_plan, save_plan, with_absolute_workdir
 
 ROLES = {"planner", "coder", "researcher", "reviewer", "executor"}
 
