@@ -150,8 +150,8 @@ def _clock(seconds: float | None) -> str:
 def render(info: dict[str, Any]) -> str:
     counts = info["task_counts"]
     task_part = " · ".join(f"{counts[k]} {k}" for k in ("done", "running", "pending", "failed", "skipped")
-                           ) + "".join(f" · {counts[k]} {k}" for k in ("blocked", "parked", "conflict", "verify_failed")
-                                       if counts[k])
+                           ) + "".join(f" · {counts[k]} {k}" for k in ("blocked", "cancelled", "parked", "conflict",
+                                                                        "verify_failed") if counts.get(k))
     lines = [f"Swarm run: {info['run_id']} ({info['status']}, {_clock(info['elapsed_s'])})   tasks: {task_part}"]
     stats = info["stats"]
     if stats:

@@ -156,3 +156,12 @@ def test_plan_validate_reports_every_problem_at_once(tmp_path: Path) -> None:
                     "dependency cycle: a -> c -> a"):
         assert problem in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_a_cancelled_runs_header_counts_its_cancelled_tasks() -> None:
+    from orchestrator.status import TASK_STATES, render
+
+    counts = dict.fromkeys(TASK_STATES, 0) | {"done": 1, "cancelled": 3}
+    header = render({"run_id": "r", "status": "cancelled", "elapsed_s": 5, "task_counts": counts, "stats": {},
+                     "tasks": []}).splitlines()[0]
+    assert "1 done" in header and "3 cancelled" in header
