@@ -339,7 +339,8 @@ class Scheduler:
         self._cancel_reason = reason
         for task_id in self._topo:
             if self._status[task_id] in ("pending", "ready"):
-                self._set(task_id, "cancelled", reason)
+                # it never ran: say so, rather than borrow a signal it never got (`cancelled (SIGTERM)`)
+                self._set(task_id, "cancelled", f"never started (the run stopped: {reason})")
         for inner in self._inflight.values():
             inner.cancel()
         self._wake.set()
