@@ -176,6 +176,7 @@ _NAMED_FOR_A_SECRET = re.compile(
 _SYSTEM_SECRET_TREES = ("/run/secrets", "/var/run/secrets", "/var/lib/tailscale", "/etc/wireguard", "/etc/ssl/private",
                         "/var/lib/docker/swarm", "/etc/restic", "/etc/borgmatic", "/var/lib/nomad/server",
                         "/etc/nomad.d/tls", "/etc/consul.d/tls", "/etc/vault.d/tls", "/var/lib/acme")
+_SYSTEM_TREE_ROOTS = ("/run/", "/var/", "/etc/")  # every tree above is under one: a cheap test first (hot path)
 
 # Shell start-up files: writing them is persistence (gateway.persistence), and people keep API keys in them.
 STARTUP_FILES = frozenset(
@@ -256,7 +257,7 @@ def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
         return True
     if name != "passwd" and _NAMED_FOR_A_SECRET.fullmatch(name):
         return True
-    if any(is_within(path, tree) for tree in _SYSTEM_SECRET_TREES):
+    if path.startswith(_SYSTEM_TREE_ROOTS) and any(is_within(path, tree) for tree in _SYSTEM_SECRET_TREES):
         return True
     # Fast exit for the common case: every rule below involves a dot-file or dot-directory, /etc,
     # or an SSH key name.

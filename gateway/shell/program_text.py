@@ -269,7 +269,7 @@ def sdk_verbs(code: str, language: str | None) -> list[str]:
             continue  # Go, Java, Kotlin: `s.DeleteVehicle(…)` is how every method of the project is named
         if _LOCAL_COMPOUNDS.match(name) or (verb == "terminate" and not rest):
             continue
-        out.append(_VERB_CATEGORY.get(verb, _VERB_CATEGORY.get(verb.replace("_", ""), cat.INFRA_DESTROY)))
+        out.append(_VERB_CATEGORY[verb])  # every verb _COMPOUND names has its category
     bare = _BARE if language == "python" else _BARE_RUBY if language == "ruby" else None
     if bare is not None:
         out.extend(_VERB_CATEGORY[m.group(1).lower()] for m in bare.finditer(text))

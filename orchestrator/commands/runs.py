@@ -374,9 +374,10 @@ def audit(
     state = _state(state_dir)
     rd = RunDir(state, run_id)
     rows = None
-    if not rd.exists() and _find_admin_key(state) is None:
+    has_key = _find_admin_key(state) is not None
+    if not rd.exists() and not has_key:
         raise fail(f"no run {run_id!r} in {state / 'runs'} (and no admin key to ask a gateway about it)")
-    if not rd.exists() or _find_admin_key(state) is not None:
+    if not rd.exists() or has_key:
         rows = _gateway_call(state, run_id, lambda cl: cl.audit(run_id, outcome=outcome, agent=agent),
                              offline_ok=rd.exists())
     if rows is None:

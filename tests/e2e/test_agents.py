@@ -147,7 +147,7 @@ def test_gemini_with_the_gateway_down_is_blocked_and_told(gemini_bin, sandbox) -
 
 @pytest.mark.parametrize("http", CLAUDE_MODES)
 def test_claude_installed_by_hand_keeps_its_own_permission_prompt(claude_bin, gateway, sandbox, http) -> None:
-    """Issue 24, point 6: with the default install a harmless call the gateway allows still needs Claude's own
+    """With the default install a harmless call the gateway allows still needs Claude's own
     permission — headless, with Bash in no allow list, it is not run; a destructive one is denied either way.
     Installed --authoritative (what orchestrated runs use) the gateway's allow is the permission."""
     precious = sandbox.precious()

@@ -119,7 +119,7 @@ async def test_client_pages_match_the_gateway(gw: GatewayClient, run_id: str) ->
 
 
 async def test_who_approved_a_call_is_journaled_with_it(gw: GatewayClient, run_id: str, tmp_path: Path) -> None:
-    """Issue 24, point 5: the run folder's copy of the audit keeps the decider and the shown-content hash, so
+    """The run folder's copy of the audit keeps the decider and the shown-content hash, so
     `audit --json` and the twin still say who approved once an embedded gateway is gone."""
     key = await gw.create_run(run_id, [], None)
     pending = await gw.dispatch(key, body(run_id, "t1.s1", "git push origin main"))

@@ -101,7 +101,7 @@ def test_a_hook_that_lets_a_destructive_call_through_fails_the_probe(setup, tmp_
 
 
 def test_a_hook_that_denies_everything_fails_the_probe_and_install_warns(setup) -> None:  # type: ignore[no-untyped-def]
-    """Issue 24, point 2: a key file that is not there and a gateway that does not answer make a gate that
+    """A key file that is not there and a gateway that does not answer make a gate that
     denies every call — install says so, and the probe's harmless call shows it (a deny is not a pass)."""
     r = subprocess.run([*HOOK, "install", "--cli", "claude", "--scope", "local", "--url", "http://127.0.0.1:9",
                         "--key-file", str(setup["state"] / "missing.key")],

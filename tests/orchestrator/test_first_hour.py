@@ -1,4 +1,4 @@
-"""Issue 24, the first hour on a fresh clone: what a new user tripped on, each through the CLI as a
+"""The first hour on a fresh clone (docs/swarm.md): what a new user tripped on, each through the CLI as a
 subprocess on a fresh state dir."""
 
 from __future__ import annotations

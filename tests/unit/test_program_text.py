@@ -417,3 +417,14 @@ def test_cmake_runs_what_its_lists_say() -> None:
     assert categories("cmake -S . -B build", {"CMakeLists.txt": clean}) == frozenset()
     build = {"build.sbt": 'lazy val wipe = taskKey[Unit]("x")\nwipe := { "rm -rf /srv/cache".! }\n'}
     assert cat.DESTRUCTIVE_DELETE in categories("sbt compile", build)
+
+
+def test_every_client_verb_read_has_a_category() -> None:
+    """sdk_verbs looks each verb _COMPOUND matches up in _VERB_CATEGORY: a verb added to one needs the other."""
+    import re
+
+    from gateway.shell.program_text import _COMPOUND, _VERB_CATEGORY
+
+    verbs = re.search(r"\)\?\((.*?)\)\(\?:_", _COMPOUND.pattern, re.S)
+    assert verbs is not None
+    assert [v for v in verbs.group(1).replace('"', "").split("|") if v.lower() not in _VERB_CATEGORY] == []
