@@ -70,12 +70,16 @@ def _main(
 def init(
     directory: Annotated[Path, typer.Argument(help="where to write them")] = Path(),
     force: Annotated[bool, typer.Option("--force", help="overwrite files that exist")] = False,
+    engine: Annotated[str, typer.Option(help="claude | gemini | command (plain commands: no agent CLI needed)")]
+    = "claude",
 ) -> None:
     """Write a commented example swarm.toml and plan.json to start from."""
-    from orchestrator.starter import write_starter
+    from orchestrator.starter import ENGINES, write_starter
 
+    if engine not in ENGINES:
+        raise fail(f"unknown engine {engine!r} (engines: {', '.join(ENGINES)})")
     try:
-        written = write_starter(directory, force=force)
+        written = write_starter(directory, force=force, engine=engine)
     except FileExistsError as e:
         raise fail(f"{e} exists: pass --force to overwrite it") from None
     except OSError as e:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -57,11 +59,13 @@ DEMO_RULES = [{"name": "throttle-swarm-actions", "priority": 7, "action": "throt
                "per": "run", "when": {"action_type": ["execute_command", "write_file"]}}]
 
 
-async def _operator(client: Any, run_id: str, console: Console | None, seen: list[str]) -> None:
-    """Plays the human at the approvals queue (a UI loop: it looks every 200 ms)."""
+async def _operator(client: Any, run_id: str, console: Console | None, seen: list[str], journaled: Any) -> None:
+    """Plays the human at the approvals queue (a UI loop: it looks every 200 ms). Like a person watching the
+    run, it decides once the run has shown the call waiting (``journaled``: the approval ids in the journal),
+    so the demo's lines read in the order things happened."""
     while True:
         for a in await client.approvals(run_id, "pending"):
-            if a["approval_id"] in seen:
+            if a["approval_id"] in seen or a["approval_id"] not in journaled():
                 continue
             seen.append(a["approval_id"])
             if console:
@@ -69,6 +73,16 @@ async def _operator(client: Any, run_id: str, console: Console | None, seen: lis
                               f"({a['reason']}) — the operator approves it")
             await client.resolve(a["approval_id"], True, "demo-operator", "looks fine")
         await asyncio.sleep(0.2)
+
+
+def program() -> str:
+    """How to call this CLI again from any folder: ``acteon-swarm`` when the PATH finds this very program,
+    else its full path (``scripts/demo`` runs ``.venv/bin/acteon-swarm``, which is not on the PATH)."""
+    here = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    found = shutil.which("acteon-swarm")
+    if here is not None and here.name == "acteon-swarm" and (found is None or Path(found).resolve() != here):
+        return str(here)
+    return "acteon-swarm"
 
 
 def run(console: Console, state_dir: Path | None = None, as_json: bool = False) -> dict[str, Any]:
@@ -79,7 +93,7 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
     from orchestrator.plan import Plan
     from orchestrator.progress import LinePrinter
     from orchestrator.roles import roles_from_config
-    from orchestrator.rundir import default_state_dir
+    from orchestrator.rundir import RunDir, ToolCall, default_state_dir
     from orchestrator.runner import Run, RunOptions
 
     state = state_dir or default_state_dir()
@@ -88,7 +102,7 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
     # guards as a secret (its keys live there).
     workspace = Path(tempfile.mkdtemp(prefix=f"acteon-{run_id}-"))
     plan = Plan.model_validate(demo_plan(workspace))
-    cfg = parse_config({}, "demo")
+    cfg = parse_config({"monitor": {"poll_interval_seconds": 0.25}}, "demo")  # a livelier view than 1 s
     gw = embedded.start(state)  # like `run`: the admin key in the state dir, where the CLI looks for it
     out = None if as_json else console
     if out:
@@ -101,9 +115,13 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
                       subtask_timeout_s=60, extra_rules=DEMO_RULES)
     approved: list[str] = []
 
+    def journaled() -> set[str]:
+        return {e.approval_id for e in RunDir(state, run_id).read_events()
+                if isinstance(e, ToolCall) and e.approval_id}
+
     async def main() -> Any:
         client = GatewayClient(gw.url, gw.admin_key)
-        operator = asyncio.create_task(_operator(client, run_id, out, approved))
+        operator = asyncio.create_task(_operator(client, run_id, out, approved, journaled))
         try:
             return await Run(plan, cfg, roles_from_config(cfg), opts, run_id, progress).execute()
         finally:
@@ -116,9 +134,7 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
         report = asyncio.run(main())
     finally:
         gw.stop()
-    from orchestrator.rundir import RunDir
-
-    info = st.collect(RunDir(state, run_id), None)
+    info = st.collect(RunDir(state, run_id))
     stats = report.stats
     as_designed = (report.tasks == EXPECTED_TASKS and stats.get("suppressed", 0) >= 1 and len(approved) >= 1)
     result = {"run_id": run_id, "status": report.status, "as_designed": as_designed, "tasks": report.tasks,
@@ -126,6 +142,8 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
               "workspace": str(workspace)}
     if out:
         out.print()
+        if as_designed:
+            info["outcome"] = "as designed: the gateway blocked the cleanup task"
         out.print(st.render(info))
         if as_designed:
             out.print(f"\n[bold green]The demo behaved as designed[/]: the dangerous cleanup was blocked (so its "
@@ -133,11 +151,13 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
                       f"approved, {stats.get('throttled', 0)} call(s) waited out the throttle.")
         else:
             out.print("\n[bold red]The demo did not behave as designed[/]: see the tasks above and the journal.")
-        state_opt = f" --state-dir {state}" if state_dir is not None else ""
+        # The state folder by its absolute path: the commands work from any folder, not only this one.
+        state_opt = f" --state-dir {state.resolve()}"
+        me = program()
         out.print(f"\nThe run is kept in {state / 'runs' / run_id} (journal, agents' logs, summary.md); the "
                   f"agents worked in {workspace}. Try:\n"
-                  f"  acteon-swarm runs{state_opt}\n"
-                  f"  acteon-swarm status --run {run_id}{state_opt}\n"
-                  f"  acteon-swarm audit --run {run_id}{state_opt}\n"
-                  f"  acteon-swarm graph query --run {run_id}{state_opt} --ready blocked-calls-by-rule")
+                  f"  {me} runs{state_opt}\n"
+                  f"  {me} status --run {run_id}{state_opt}\n"
+                  f"  {me} audit --run {run_id}{state_opt}\n"
+                  f"  {me} graph query --run {run_id}{state_opt} --ready blocked-calls-by-rule")
     return result

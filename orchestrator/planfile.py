@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,10 @@ from hook.install import write_atomic
 from orchestrator.plan import Plan, PlanError, Task, approve, describe_error, validate_plan
 
 
-def load_plan(path: Path, known_roles: set[str]) -> Plan:
-    """Read, parse and validate a plan file. Raises :class:`PlanError` naming the file."""
+def load_plan(path: Path, known_roles: set[str], runnable: Callable[[Plan], list[str]] | None = None) -> Plan:
+    """Read, parse and validate a plan file. Raises :class:`PlanError` naming the file. ``runnable``: more
+    checks of the plan (what it needs to run here), reported with the others in one list."""
+    extra = runnable or (lambda _plan: [])
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -30,15 +33,18 @@ def load_plan(path: Path, known_roles: set[str]) -> Plan:
         plan = Plan.model_validate(data)
     except ValidationError as e:
         schema = [f"{source}: {describe_error(err, model=Plan)}" for err in e.errors()]
-        raise PlanError(schema + [f"{source}: {m}" for m in _problems_beside(data, known_roles)]) from None
+        raise PlanError(schema + [f"{source}: {m}" for m in _problems_beside(data, known_roles, extra)]) from None
     try:
         validate_plan(plan, known_roles)
+        problems = extra(plan)
     except PlanError as e:
-        raise PlanError([f"{source}: {m}" for m in e.errors]) from None
+        problems = e.errors + extra(plan)
+    if problems:
+        raise PlanError([f"{source}: {m}" for m in problems])
     return with_absolute_workdir(plan, path)
 
 
-def _problems_beside(data: Any, known_roles: set[str]) -> list[str]:
+def _problems_beside(data: Any, known_roles: set[str], extra: Callable[[Plan], list[str]]) -> list[str]:
     """The whole-plan problems of a plan whose schema check failed — duplicate ids, unknown roles,
     dependencies, cycles among the tasks that are well formed — so one `plan validate` reports everything
     rather than one stage at a time."""
@@ -61,8 +67,9 @@ def _problems_beside(data: Any, known_roles: set[str]) -> list[str]:
         validate_plan(partial, known_roles)
     except PlanError as e:
         # a dependency on a task that is there but malformed is not "unknown": its own error says what is wrong
-        return [m for m in e.errors if not any(f"unknown task '{i}'" in m for i in raw_ids if isinstance(i, str))]
-    return []
+        return [m for m in e.errors if not any(f"unknown task '{i}'" in m for i in raw_ids
+                                               if isinstance(i, str))] + extra(partial)
+    return extra(partial)
 
 
 def with_absolute_workdir(plan: Plan, path: Path) -> Plan:

@@ -4,7 +4,7 @@
     run.json          pid, process start time, status, gateway URL (atomic writes)
     events.jsonl      append-only journal; every line is validated on read
     checkpoint.json   task statuses, rewritten atomically after every change
-    stats.json        the gateway's counters, snapshotted at the end (status works without the gateway)
+    stats.json        the gateway's counters at the end, counted from the journal (all the run's gateways)
     agents/<agent>/   prompt, settings, logs, result of each agent session
     summary.md        the report written when the run ends
 
@@ -218,7 +218,9 @@ class ToolCall(_Event):
     # who decided the approval this call consumed or was rejected by, and the hash of what they were shown:
     # kept here so the run folder's copy of the audit still says who approved once its gateway is gone
     decided_by: str | None = None
+    decision_reason: str | None = None  # what the person who decided wrote
     shown_sha256: str | None = None
+    quota_warned: bool = False  # allowed past its quota's warning level
     retry_after_ms: int | None = None  # a throttle or quota: when the call may be tried again
     at_ms: int  # gateway (Redis) time of the decision
 

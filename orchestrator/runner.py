@@ -9,7 +9,6 @@ process group is killed and the run ends ``cancelled``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import os
 import signal
@@ -44,6 +43,7 @@ from orchestrator.refiner.ask import refiner_engine
 from orchestrator.reporter import StateReporter
 from orchestrator.roles import Role, blocked_command_rules, quota_for, render_prompt, role_rules
 from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
+from orchestrator.status import gateway_counters
 from orchestrator.summary import summary
 from orchestrator.synthesis import synthesize
 from orchestrator.watcher import Watcher
@@ -404,10 +404,10 @@ class Run:
         reason = self.cancel_reason or ""
         if status == "done" and self.cfg.eval_harness.enabled:
             status, reason = await self._evaluate()
-        stats: dict[str, Any] = {}
-        with contextlib.suppress(Exception):  # the gateway may be gone; status then shows the journal only
-            stats = await self.client.stats(self.run_id)
-            write_atomic(self.dir.stats_file, stats)
+        if self.watcher is not None:  # the eval's commands were decided after the watcher's last drain
+            await self.watcher.poll_once()
+        stats = gateway_counters(self.dir.read_events())  # every gateway this run had, equal to its audit
+        write_atomic(self.dir.stats_file, stats)
         self.dir.record(R.RunFinished, status=status, reason=reason)
         self.reporter.run_ended(status, reason)
         await self.reporter.close()
@@ -486,6 +486,8 @@ class Run:
     async def _run_task(self, spec: TaskSpec) -> TaskOutcome:
         while True:
             outcome = await self._attempt(spec)
+            if self.watcher is not None:  # the task's decisions journaled (and shown) before it reads done
+                await self.watcher.poll_once()
             if spec.id not in self._rerun:
                 return outcome
             self._rerun.discard(spec.id)  # the refiner asked for another attempt: same slot, fresh branch

@@ -1,5 +1,5 @@
-"""``acteon-swarm status``: what a run is doing, from its directory plus the gateway's counters (live when
-the gateway answers, else the snapshot taken at the end of the run)."""
+"""``acteon-swarm status``: what a run is doing, from its directory alone — the gateway's counters too, counted
+from the journal's copy of its audit (so `status` works, and agrees with `audit`, once the gateway is gone)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hook import contract as c
 from orchestrator import rundir as R
 
 TASK_STATES = ("done", "running", "ready", "pending", "failed", "skipped", "blocked", "cancelled", "parked",
@@ -15,13 +16,38 @@ TASK_STATES = ("done", "running", "ready", "pending", "failed", "skipped", "bloc
 STAT_LINES = (
     (("dispatched", "Total dispatched"), ("executed", "Executed"), ("suppressed", "Suppressed"),
      ("throttled", "Throttled"), ("deduplicated", "Deduplicated")),
-    (("pending_approval", "Pending approval"), ("quota_exceeded", "Quota exceeded"), ("rerouted", "Rerouted"),
-     ("cancelled", "Cancelled"), ("superseded", "Superseded")),
+    (("quota_exceeded", "Quota exceeded"), ("rerouted", "Rerouted"), ("cancelled", "Cancelled"),
+     ("superseded", "Superseded")),
 )
 
 
-def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
+def gateway_counters(events: list[Any]) -> dict[str, int]:
+    """The gateway's counters for a run, counted from the journal's copy of its audit.
+
+    A run may have had several gateways — an embedded one per start when it was resumed, each beginning at
+    zero — and the journal holds every decision of all of them (the tailer drains each before the run
+    ends), so these counters are their sum and always agree with ``acteon-swarm audit``. Besides the
+    outcomes: ``approvals_asked`` (distinct approvals the run's calls waited for) and ``approvals_open``
+    (those never used nor refused since: still waiting, or abandoned when the run stopped)."""
+    counts = {"dispatched": 0, **{o: 0 for o in c.OUTCOMES}, "quota_warned": 0}
+    asked: set[str] = set()
+    settled: set[str] = set()
+    for ev in events:
+        if not isinstance(ev, R.ToolCall):
+            continue
+        counts["dispatched"] += 1
+        counts[ev.outcome] = counts.get(ev.outcome, 0) + 1
+        counts["quota_warned"] += ev.quota_warned
+        if ev.approval_id:
+            (asked if ev.outcome == c.PENDING_APPROVAL else settled).add(ev.approval_id)
+    counts["approvals_asked"] = len(asked)
+    counts["approvals_open"] = len(asked - settled)
+    return counts
+
+
+def collect(rd: R.RunDir) -> dict[str, Any]:
     run = rd.read_run()
+    events = rd.read_events()
     plan = json.loads(rd.plan_file.read_text(encoding="utf-8")) if rd.plan_file.exists() else {}
     plan_tasks = list(plan.get("tasks", []))
     statuses: dict[str, str] = {}
@@ -34,7 +60,7 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
     lenses: dict[str, dict[str, Any]] = {}  # lens task -> its quorum and merge
     adversarial: dict[str, Any] = {"rounds": 0, "challenges": 0, "actionable": 0, "merged": 0, "not_merged": 0,
                                    "baseline": None, "final": None, "stopped": ""}
-    for ev in rd.read_events():  # one pass over the journal: the source of truth
+    for ev in events:  # one pass over the journal: the source of truth
         if isinstance(ev, R.TaskStatusChanged):
             statuses[ev.task_id], reasons[ev.task_id] = ev.status, ev.reason
         elif isinstance(ev, R.Alert):
@@ -71,17 +97,13 @@ def collect(rd: R.RunDir, live_stats: dict[str, Any] | None) -> dict[str, Any]:
     tasks = [{"id": t["id"], "name": t.get("name", ""), "role": t.get("assigned_role", ""),
               "status": statuses.get(t["id"], "pending"), "reason": reasons.get(t["id"], "")} for t in plan_tasks]
     counts = {s: sum(1 for t in tasks if t["status"] == s) for s in TASK_STATES}
-    stats = live_stats
-    source = "live"
-    if stats is None:
-        source = "snapshot"
-        stats = json.loads(rd.stats_file.read_text(encoding="utf-8")) if rd.stats_file.exists() else {}
+    stats = gateway_counters(events)
     started = run.get("started_at")
     ended = run.get("finished_at")
     elapsed = _elapsed(started, ended)
     return {"run_id": rd.run_id, "status": rd.status(), "objective": run.get("objective"),
             "engine": run.get("engine"), "started_at": started, "finished_at": ended, "elapsed_s": elapsed,
-            "tasks": tasks, "task_counts": counts, "stats": stats, "stats_source": source,
+            "tasks": tasks, "task_counts": counts, "stats": stats,
             "gateway_url": run.get("gateway_url"), "alerts": alerts, "refiner": refiner, "findings": findings,
             "repository": run.get("repository"), "integration_branch": run.get("integration_branch"),
             "merges": merges, "usage": usage.to_json(), "lenses": lenses,
@@ -148,17 +170,19 @@ def _clock(seconds: float | None) -> str:
 
 
 def render(info: dict[str, Any]) -> str:
+    """The status as text. ``info["outcome"]``, when set, is what the run was meant to show, put before its
+    status (the demo's run ends ``failed`` by design: its dangerous task is blocked)."""
     counts = info["task_counts"]
     task_part = " · ".join(f"{counts[k]} {k}" for k in ("done", "running", "pending", "failed", "skipped")
                            ) + "".join(f" · {counts[k]} {k}" for k in ("blocked", "cancelled", "parked", "conflict",
                                                                         "verify_failed") if counts.get(k))
-    lines = [f"Swarm run: {info['run_id']} ({info['status']}, {_clock(info['elapsed_s'])})   tasks: {task_part}"]
+    state = info["status"] if not info.get("outcome") else f"{info['outcome']} — run status {info['status']}"
+    lines = [f"Swarm run: {info['run_id']} ({state}, {_clock(info['elapsed_s'])})   tasks: {task_part}"]
     stats = info["stats"]
-    if stats:
-        for group in STAT_LINES:
-            lines.append("  " + "   ".join(f"{label}: {int(stats.get(key, 0))}" for key, label in group))
-    else:
-        lines.append("  (no gateway counters: the gateway is unreachable and no snapshot was taken)")
+    for group in STAT_LINES:
+        lines.append("  " + "   ".join(f"{label}: {int(stats.get(key, 0))}" for key, label in group))
+    if stats.get("approvals_asked"):
+        lines[-1] += f"   Approvals asked: {stats['approvals_asked']} ({stats['approvals_open']} still open)"
     for t in info["tasks"]:
         shown = t["status"] in ("failed", "blocked", "skipped", "parked", "conflict", "verify_failed") or (
             t["status"] in ("ready", "running") and t.get("reason", "").startswith("waiting"))

@@ -37,7 +37,9 @@ class ToolCallFields(TypedDict):
     reason: str | None
     approval_id: str | None
     decided_by: str | None
+    decision_reason: str | None
     shown_sha256: str | None
+    quota_warned: bool
     retry_after_ms: int | None
     at_ms: int
 
@@ -175,7 +177,8 @@ class Tailer:
             action_type=str(rec.get("action_type") or ""), target=str(rec.get("target") or "")[:MAX_TARGET],
             outcome=str(rec.get("outcome") or ""), rule=_text(rec.get("rule")), reason=_text(rec.get("reason")),
             approval_id=_text(rec.get("approval_id")), at_ms=int(rec["ts"]),
-            decided_by=_text(rec.get("decided_by")), shown_sha256=_text(rec.get("shown_sha256")),
+            decided_by=_text(rec.get("decided_by")), decision_reason=_text(rec.get("decision_reason")),
+            shown_sha256=_text(rec.get("shown_sha256")), quota_warned=rec.get("quota_warned") == 1,
             retry_after_ms=int(rec["retry_after_ms"]) if isinstance(rec.get("retry_after_ms"), int) and
             rec["retry_after_ms"] > 0 else None,
         )

@@ -16,7 +16,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from hook.install import write_atomic
 from orchestrator import rundir as R
 from orchestrator.config import MonitorSection
 from orchestrator.gatewayclient import GatewayClient, GatewayError
@@ -42,6 +41,9 @@ class Watcher:
         self.kill_agent, self.note, self.unfinished = kill_agent, note, unfinished
         self.clock, self.started, self.max_duration_s = clock, clock(), max_duration_s
         self._stop = asyncio.Event()
+        # The runner also polls when a task ends (so its decisions show before it reads "done"); two polls at
+        # once would read the same records from the same cursors and journal them twice.
+        self._polling = asyncio.Lock()
         self.activity = activity
         self.on_cancelled = on_cancelled  # the run was cancelled at the gateway (the console, another CLI)
 
@@ -59,6 +61,10 @@ class Watcher:
 
     async def poll_once(self) -> int:
         """Journal new calls and completions, act on alerts; the number of records journaled."""
+        async with self._polling:
+            return await self._poll()
+
+    async def _poll(self) -> int:
         try:
             calls, completions = await self.tailer.poll()
         except GatewayError:
@@ -72,8 +78,6 @@ class Watcher:
                     await self._act(finding)
         for done in completions:
             self.dir.record(R.ToolCompleted, **done)
-        if calls or completions:
-            await self._snapshot_stats()
         await self._check_cancelled()
         if self.cfg.enabled:
             deadline = self.detector.check_deadline(elapsed_s=self.clock() - self.started,
@@ -94,15 +98,6 @@ class Watcher:
         if run.get("status") == "cancelled":
             self.on_cancelled("cancelled at the gateway (the operator console or the API)")
             self.on_cancelled = None
-
-    async def _snapshot_stats(self) -> None:
-        """Keep the run folder's copy of the gateway's counters current while the run goes, so `status` of a
-        run killed with `kill -9` (its gateway gone with it) still shows them."""
-        try:
-            stats = await self.client.stats(self.run_id)
-        except GatewayError:
-            return
-        write_atomic(self.dir.stats_file, stats)
 
     def add_task(self, task_id: str) -> None:
         self.tailer.add_task(task_id)

@@ -417,7 +417,8 @@ async def audit_page(request: Request, me: Signed, q: AuditParams,
 
 
 CSV_FIELDS = ("ts", "cursor", "run_id", "agent_id", "role", "provider", "tool", "action_type", "target", "outcome",
-              "rule", "reason", "approval_id", "decided_by", "shown_sha256", "retry_after_ms", "latency_us")
+              "rule", "reason", "approval_id", "decided_by", "decision_reason", "shown_sha256", "retry_after_ms",
+              "latency_us", "quota_warned")
 
 
 @router.get("/audit/export")

@@ -15,7 +15,7 @@ from gateway.errors import BadRequest
 from gateway.store import keys
 from gateway.store.backend import Backend
 
-_INT_FIELDS = ("ts", "retry_after_ms", "latency_us")
+_INT_FIELDS = ("ts", "retry_after_ms", "latency_us", "quota_warned")
 _SCAN_CHUNK = 500
 _SCAN_LIMIT = 20_000  # entries examined per page at most, so a rare filter cannot stall the server
 

@@ -35,14 +35,19 @@ def config_of(path: Path | None) -> Any:
         raise fail("\n  ".join(["invalid configuration:", *e.errors])) from None
 
 
-def load_plan_checked(path: Path, cfg: Any) -> Any:
+def load_plan_checked(path: Path, cfg: Any, engine: str | None = None) -> Any:
+    """The plan, well formed; with ``engine``, also able to run on it here (orchestrator/readiness.py)."""
     from orchestrator.plan import PlanError
     from orchestrator.planfile import load_plan
+    from orchestrator.readiness import run_problems
     from orchestrator.roles import roles_from_config
     from orchestrator.workspace.tasks import check_isolation
 
+    roles = roles_from_config(cfg)
+    local = cfg.executor.kind != "temporal"
     try:
-        plan = load_plan(path, set(roles_from_config(cfg)))
+        plan = load_plan(path, set(roles), runnable=None if engine is None else (
+            lambda p: run_problems(p, roles, engine, os.environ, local=local)))
         check_isolation(plan)  # isolate outside a git repository: an error, not a silent fallback
         return plan
     except PlanError as e:
@@ -162,10 +167,15 @@ def warn_quota(the_plan: Any, cfg: Any) -> None:
 
 
 @app.command("validate")
-def plan_validate(plan: Annotated[Path, typer.Option("--plan")], config: ConfigOpt = None) -> None:
-    """Check a plan: ids, dependencies, cycles, roles; warn when its quota looks too small."""
+def plan_validate(
+    plan: Annotated[Path, typer.Option("--plan")],
+    engine: Annotated[str | None, typer.Option(help="command | claude | gemini (default: swarm.toml)")] = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Check a plan: ids, dependencies, cycles, roles, and what it needs to run on the engine (each role's
+    tools, the agent CLI); warn when its quota looks too small."""
     cfg = config_of(config)
-    p = load_plan_checked(plan, cfg)
+    p = load_plan_checked(plan, cfg, engine or cfg.defaults.engine)
     warn_quota(p, cfg)
     print(f"{plan}: valid ({len(p.tasks)} tasks, {sum(len(t.subtasks) for t in p.tasks)} subtasks, {p.status})")
 

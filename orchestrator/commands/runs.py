@@ -127,7 +127,7 @@ def run(
             if not as_json:
                 print(f"gathered plan: {plan} ({len(gathered.plan.tasks)} tasks)", file=sys.stderr)
         assert plan is not None
-        the_plan = load_plan_checked(plan, cfg)
+        the_plan = load_plan_checked(plan, cfg, engine or cfg.defaults.engine)
         warn_quota(the_plan, cfg)
         if cfg.safety.require_plan_approval and the_plan.status != "approved" and not auto_approve:
             raise fail(f"the plan is not approved: run `acteon-swarm plan approve --plan {plan}` "
@@ -165,7 +165,7 @@ def run(
         from orchestrator import status as st
         from orchestrator.rundir import RunDir
 
-        print(st.render(st.collect(RunDir(state, report.run_id), None)))
+        print(st.render(st.collect(RunDir(state, report.run_id))))
         print(f"  summary: {RunDir(state, report.run_id).summary_file}")
     # 3: nothing failed, but parked tasks wait for a person (`acteon-swarm park list`)
     raise typer.Exit({"done": 0, "parked": 3}.get(report.status, 1))  # eval_failed, failed, cancelled: 1
@@ -254,7 +254,7 @@ def status(
     state = _state(state_dir)
     rd = _run_dir(state, run_id)
     while True:
-        info = st.collect(rd, _live_stats(state, rd))
+        info = st.collect(rd)
         if as_json:
             _print_json(info)
         else:
@@ -265,15 +265,6 @@ def status(
 
         time.sleep(2)  # a display refresh interval, not a synchronisation
         print()
-
-
-def _live_stats(state: Path, rd: Any) -> dict[str, Any] | None:
-    """The gateway's counters while the run goes (else `status` shows the run folder's copy)."""
-    run = rd.read_run()
-    if run.get("status") != "running" or not run.get("gateway_url"):
-        return None
-    stats = _gateway_call(state, rd.run_id, lambda cl: cl.stats(rd.run_id), best_effort=True)
-    return dict(stats) if stats is not None else None
 
 
 def runs(state_dir: StateDir = None, as_json: JsonOut = False) -> None:
@@ -380,10 +371,16 @@ def audit(
     if not rd.exists() or has_key:
         rows = _gateway_call(state, run_id, lambda cl: cl.audit(run_id, outcome=outcome, agent=agent),
                              offline_ok=rd.exists())
+    kept = _journaled_audit(rd, outcome, agent) if rd.exists() else []
     if rows is None:
-        rows = _journaled_audit(rd, outcome, agent)
+        rows = kept
         print(f"acteon-swarm: the gateway of run {run_id} is not running; these are the {len(rows)} decisions "
               f"kept in {rd.journal_file}", file=sys.stderr)
+    else:
+        # A resumed run's earlier gateways are gone (an embedded one lives as long as its orchestrator):
+        # their decisions are in the journal only, so the trail is the journal's plus the live gateway's.
+        live = {r.get("cursor") for r in rows}
+        rows = sorted(rows + [r for r in kept if r["cursor"] not in live], key=lambda r: int(r.get("ts") or 0))
     if as_json:
         _print_json(rows)
         return
@@ -399,16 +396,18 @@ def _cut(text: str, width: int) -> str:
 
 
 def _journaled_audit(rd: Any, outcome: str | None, agent: str | None) -> list[dict[str, Any]]:
-    """The run's decisions as its journal kept them (copied from the gateway's audit while it ran)."""
+    """The run's decisions as its journal kept them (copied from the gateway's audit while it ran), in the
+    gateway's record shape (``cursor`` is the audit stream entry id)."""
     from orchestrator.rundir import ToolCall
 
     rows = []
     for event in rd.read_events():
         if isinstance(event, ToolCall) and (outcome is None or event.outcome == outcome) and (
                 agent is None or event.agent_id == agent):
-            rows.append({"audit_id": event.audit_id, "agent_id": event.agent_id, "task_id": event.task_id,
+            rows.append({"cursor": event.audit_id, "agent_id": event.agent_id, "task_id": event.task_id,
                          "tool": event.tool, "action_type": event.action_type, "target": event.target,
                          "outcome": event.outcome, "rule": event.rule or "", "reason": event.reason,
                          "approval_id": event.approval_id, "decided_by": event.decided_by or "",
-                         "shown_sha256": event.shown_sha256 or "", "ts_ms": event.at_ms})
+                         "decision_reason": event.decision_reason or "", "shown_sha256": event.shown_sha256 or "",
+                         "quota_warned": int(event.quota_warned), "ts": event.at_ms})
     return rows

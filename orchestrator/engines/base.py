@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +101,20 @@ def gate_args(gateway_url: str, timeout_s: float, *, http: bool = False) -> argp
 
 
 MAX_OUTPUT = 20_000  # characters of an agent's answer kept for findings and the refiner
+
+
+def cli_binary(env: dict[str, str], name: str, bin_env: str) -> str:
+    """The agent CLI to start: ``bin_env`` when it is set (it must name an executable), else ``name`` on the
+    PATH of ``env``."""
+    chosen = env.get(bin_env)
+    if chosen:
+        if shutil.which(chosen) is None:
+            raise EngineError(f"{bin_env}={chosen} is not an executable file")
+        return chosen
+    found = shutil.which(name, path=env.get("PATH"))
+    if not found:
+        raise EngineError(f"the {name} CLI is not on PATH (or set {bin_env})")
+    return found
 
 
 def tail(path: Path, limit: int = 2000) -> str:

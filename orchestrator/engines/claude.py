@@ -4,14 +4,21 @@
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from hook import install
-from orchestrator.engines.base import MAX_OUTPUT, EngineError, SubtaskContext, SubtaskResult, hook_args, tail
+from orchestrator.engines.base import (
+    MAX_OUTPUT,
+    EngineError,
+    SubtaskContext,
+    SubtaskResult,
+    cli_binary,
+    hook_args,
+    tail,
+)
 from orchestrator.engines.usage import from_claude
 from orchestrator.process import ProcResult, run_in_group
 
@@ -19,10 +26,7 @@ BIN_ENV = "ACTEON_CLAUDE_BIN"
 
 
 def binary(env: dict[str, str]) -> str:
-    found = env.get(BIN_ENV) or shutil.which("claude", path=env.get("PATH"))
-    if not found:
-        raise EngineError(f"the claude CLI is not on PATH (or set {BIN_ENV})")
-    return found
+    return cli_binary(env, "claude", BIN_ENV)
 
 
 async def run_session(*, prompt: str, settings: dict[str, object], agent_dir: Path, workdir: Path,

@@ -9,14 +9,21 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from hook import install
-from orchestrator.engines.base import MAX_OUTPUT, EngineError, SubtaskContext, SubtaskResult, hook_args, tail
+from orchestrator.engines.base import (
+    MAX_OUTPUT,
+    EngineError,
+    SubtaskContext,
+    SubtaskResult,
+    cli_binary,
+    hook_args,
+    tail,
+)
 from orchestrator.engines.usage import from_gemini
 from orchestrator.process import ProcResult, run_in_group
 
@@ -75,10 +82,7 @@ class GeminiEngine:
 
 
 def binary(env: dict[str, str]) -> str:
-    found = env.get(BIN_ENV) or shutil.which("gemini", path=env.get("PATH"))
-    if not found:
-        raise EngineError(f"the gemini CLI is not on PATH (or set {BIN_ENV})")
-    return found
+    return cli_binary(env, "gemini", BIN_ENV)
 
 
 def write_gated_settings(settings_file: Path, args: argparse.Namespace, base: dict[str, Any] | None = None) -> None:

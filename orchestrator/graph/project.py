@@ -252,6 +252,8 @@ class _Projector:
                 add(approval, SW.resolvedBy, lit(ev.decided_by))
             if ev.shown_sha256:
                 add(approval, SW.shownSha256, lit(ev.shown_sha256))
+            if ev.decision_reason:
+                add(approval, SW.resolutionReason, lit(ev.decision_reason))
 
     def tool_completed(self, ev: R.ToolCompleted) -> None:
         done, agent, lit, add = self.node("completion", ev.event_id), self.agent(ev.agent_id), self.lit, self.add

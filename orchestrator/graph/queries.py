@@ -110,9 +110,9 @@ GROUP BY ?rule ?outcome
 HAVING (COUNT(?call) > 0)
 ORDER BY DESC(?calls) ?rule ?outcome
 """),
-    ReadyQuery("approvals", "Tool calls that waited for a human approval, who decided it, and what became of each "
-               "call.", """\
-SELECT ?run ?agent ?approval ?outcome ?decider ?target ?at WHERE {
+    ReadyQuery("approvals", "Tool calls that waited for a human approval, who decided it and why, and what became "
+               "of each call.", """\
+SELECT ?run ?agent ?approval ?outcome ?decider ?why ?target ?at WHERE {
   { SELECT ?call ?a ?approval ?ap
     WHERE { ?ap a swarm:Approval ; swarm:id ?approval . ?call swarm:needsApproval ?ap . ?a swarm:performed ?call } }
   ?r a swarm:SwarmRun ; swarm:id ?run ; swarm:hasAgent ?a .
@@ -120,6 +120,7 @@ SELECT ?run ?agent ?approval ?outcome ?decider ?target ?at WHERE {
   ?call swarm:outcome ?outcome ; prov:generatedAtTime ?at .
   OPTIONAL { ?call swarm:target ?target }
   OPTIONAL { ?ap swarm:resolvedBy ?decider }
+  OPTIONAL { ?ap swarm:resolutionReason ?why }
 }
 ORDER BY ?run ?at ?approval ?outcome
 """),

@@ -152,6 +152,7 @@ _TERMS = [
     _d("target", "swarm:ToolCall", "xsd:string", "The command, path or URL (truncated)."),
     _d("resolvedBy", "swarm:Approval", "xsd:string", "Who approved or rejected it (an operator's name)."),
     _d("shownSha256", "swarm:Approval", "xsd:string", "SHA-256 of what the deciding human was shown."),
+    _d("resolutionReason", "swarm:Approval", "xsd:string", "What the person who decided wrote as the reason."),
     _d("outcome", "swarm:ToolCall", "xsd:string", "executed, suppressed, throttled, deduplicated, "
                                                    "pending_approval, quota_exceeded, rerouted, cancelled or "
                                                    "superseded."),

@@ -144,3 +144,12 @@ def test_an_edit_is_shown_as_a_coloured_diff_whose_text_is_the_document(make_cli
     shown = client.get(f"/v1/approvals/{aid}", headers=ADMIN).json()["shown"]
     block = page[page.index('<pre class="shown">') + len('<pre class="shown">'):page.index("</pre>")]
     assert re.sub(r"<[^>]+>", "", block).replace("&#39;", "'") == shown
+
+
+def test_the_cancel_button_is_offered_only_while_the_run_can_still_stop(client) -> None:
+    _run(client, "r1")
+    sign_in(client, ADMIN_KEY)
+    assert 'id="cancel-run"' in client.get("/console/runs/r1").text
+    assert client.post("/v1/runs/r1/state", json={"state": "done", "final": True}, headers=ADMIN).status_code < 300
+    page = client.get("/console/runs/r1").text
+    assert 'id="cancel-run"' not in page and 'id="run-status">done<' in page

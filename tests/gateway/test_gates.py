@@ -94,6 +94,9 @@ def test_quota_overage_warn_allows_and_counts(client) -> None:
     for _ in range(3):
         assert dispatch(client, call(run_id="q2", command="true"), headers=agent)["outcome"] == "executed"
     assert client.get("/v1/runs/q2/stats", headers=ADMIN).json()["quota_warned"] == 2
+    # the audit says which calls went past the warning level (a run's counters are counted from it)
+    records = client.get("/v1/runs/q2/audit", headers=ADMIN).json()["records"]
+    assert [r["quota_warned"] for r in records] == [0, 1, 1]
 
 
 def test_cancelled_run_refuses_everything(client) -> None:

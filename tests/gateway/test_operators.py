@@ -59,12 +59,14 @@ def test_a_decision_on_other_bytes_than_the_pending_item_is_refused(client) -> N
     # The right hash is recorded on the approval and in the audit record of the call it let through.
     view = client.get(f"/v1/approvals/{aid}", headers=operator).json()
     assert hashlib.sha256(view["shown"].encode()).hexdigest() == view["shown_sha256"]
-    client.post(f"/v1/approvals/{aid}/approve", json={"shown_sha256": view["shown_sha256"]}, headers=operator)
+    client.post(f"/v1/approvals/{aid}/approve", json={"shown_sha256": view["shown_sha256"], "reason": "hotfix"},
+                headers=operator)
     assert client.get(f"/v1/approvals/{aid}", headers=ADMIN).json()["resolved_shown_sha256"] == view["shown_sha256"]
     ran = dispatch(client, call(run_id="r1", command="git push origin main"), headers=agent)
     assert ran["outcome"] == "executed"
     records = client.get("/v1/runs/r1/audit", headers=ADMIN).json()["records"]
-    assert (records[-1]["decided_by"], records[-1]["shown_sha256"]) == ("otto", view["shown_sha256"])
+    assert (records[-1]["decided_by"], records[-1]["decision_reason"], records[-1]["shown_sha256"]) == (
+        "otto", "hotfix", view["shown_sha256"])
 
 
 def test_an_approval_covers_the_input_it_showed_not_another_edit_of_the_same_file(make_client, tmp_path) -> None:

@@ -84,6 +84,7 @@ def write_runs(state: Path) -> dict[str, R.RunDir]:
     j.task(10, 15, "c")
     j.call(12, "c.c1", "pending_approval", "approve-push", "git push", approval_id="ap-1")
     j.call(14, "c.c1", "executed", "approve-push", "git push", approval_id="ap-1", decided_by="alice",
+           decision_reason="release day",
            shown_sha256="ab" * 32)
     j.at(15.5, R.RefinerDecision, after_task="c", action="skip", skipped=["e"], reason="e is covered by c")
     j.at(15.5, R.TaskStatusChanged, task_id="e", status="skipped", reason="refiner: e is covered by c")

@@ -83,11 +83,11 @@ def test_blocked_calls_by_rule(state: Path, store: str) -> None:
 
 def test_approvals(state: Path, store: str) -> None:
     assert ready(state, store, "approvals") == [
-        # who decided is kept with the approval (from the journal: the gateway may be gone)
+        # who decided and why is kept with the approval (from the journal: the gateway may be gone)
         {"run": "r1", "agent": "c.c1", "approval": "ap-1", "outcome": "pending_approval", "decider": "alice",
-         "target": "git push", "at": at(12)},
+         "why": "release day", "target": "git push", "at": at(12)},
         {"run": "r1", "agent": "c.c1", "approval": "ap-1", "outcome": "executed", "decider": "alice",
-         "target": "git push", "at": at(14)},
+         "why": "release day", "target": "git push", "at": at(14)},
     ]
 
 

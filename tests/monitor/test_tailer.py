@@ -129,9 +129,10 @@ async def test_who_approved_a_call_is_journaled_with_it(gw: GatewayClient, run_i
     got, _ = await Tailer(gw, run_id).poll()
     executed = [c for c in got if c["outcome"] == "executed"]
     assert executed and executed[0]["decided_by"] == "alice" and executed[0]["approval_id"] == pending["approval_id"]
+    assert executed[0]["decision_reason"] == "reviewed the diff"  # why, as the person wrote it
     rd = RunDir(tmp_path, run_id)
     rd.create()
     for c in got:
         rd.record(ToolCall, **c)
     kept = [e for e in rd.read_events() if isinstance(e, ToolCall) and e.outcome == "executed"]
-    assert kept[0].decided_by == "alice"
+    assert (kept[0].decided_by, kept[0].decision_reason) == ("alice", "reviewed the diff")

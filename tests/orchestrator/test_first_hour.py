@@ -76,14 +76,19 @@ def test_a_corrupt_line_inside_the_journal_is_one_line_naming_file_and_line(tmp_
     assert r.stderr.count("\n") == 1 and f"{journal}:3:" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_resuming_after_a_torn_line_continues_from_before_it(tmp_path: Path) -> None:
+def _run_a_then_b(tmp_path: Path, a: str = "echo a > a.txt") -> tuple[Path, Path, str]:
+    """(workspace, state dir, run id) of a finished run of two tasks, b after a, on the embedded gateway."""
     ws = tmp_path / "ws"
     ws.mkdir()
-    data = plan(ws, [task("a", "echo a > a.txt"), task("b", "echo b > b.txt", ["a"])])
+    data = plan(ws, [task("a", a), task("b", "echo b > b.txt", ["a"])])
     state = tmp_path / "state"
     r = cli("run", "--plan", str(write_plan(tmp_path, data)), "--state-dir", str(state), "--json",
             env={"ACTEON_URL": ""})
-    run_id = json.loads(r.stdout)["run_id"]
+    return ws, state, json.loads(r.stdout)["run_id"]
+
+
+def test_resuming_after_a_torn_line_continues_from_before_it(tmp_path: Path) -> None:
+    _, state, run_id = _run_a_then_b(tmp_path)
     run_file = state / "runs" / run_id / "run.json"
     started = json.loads(run_file.read_text())["started_at"]
     # as if the orchestrator had died while writing: interrupted, its last line half written
@@ -165,3 +170,72 @@ def test_a_cancelled_runs_header_counts_its_cancelled_tasks() -> None:
     header = render({"run_id": "r", "status": "cancelled", "elapsed_s": 5, "task_counts": counts, "stats": {},
                      "tasks": []}).splitlines()[0]
     assert "1 done" in header and "3 cancelled" in header
+
+
+def test_counters_after_a_resume_are_the_sum_over_both_gateways_and_equal_the_audit(tmp_path: Path) -> None:
+    """Each start of a run on the embedded store has a new gateway that counts from zero: status, stats.json
+    and summary.md count every decision of every gateway the run had, as `audit` lists them."""
+    ws, state, run_id = _run_a_then_b(tmp_path, "echo a > a.txt && echo a2 >> a.txt")
+    folder = state / "runs" / run_id
+    # as if the orchestrator had died after task a: b never ran, the run never finished
+    journal = folder / "events.jsonl"
+    kept = [ln for ln in journal.read_text().splitlines(keepends=True)
+            if json.loads(ln).get("task_id") != "b" and json.loads(ln)["type"] != "run_finished"]
+    journal.write_text("".join(kept))
+    (state / "memory.sqlite3").unlink()  # its index of the journal read further than the journal now goes
+    (folder / "run.json").write_text(json.dumps({**json.loads((folder / "run.json").read_text()),
+                                                 "status": "interrupted"}))
+    (ws / "b.txt").unlink()
+    r = cli("run", "--resume", run_id, "--state-dir", str(state), "--json", env={"ACTEON_URL": ""})
+    assert r.returncode == 0 and json.loads(r.stdout)["status"] == "done", r.stderr
+    audit = json.loads(cli("audit", "--run", run_id, "--state-dir", str(state), "--json",
+                           env={"ACTEON_URL": ""}).stdout)
+    assert {row["task_id"] for row in audit} == {"a", "b"}  # decisions of the first gateway and of the second
+    stats = json.loads(cli("status", "--run", run_id, "--state-dir", str(state), "--json",
+                           env={"ACTEON_URL": ""}).stdout)["stats"]
+    assert stats["dispatched"] == len(audit) == stats["executed"]
+    assert json.loads((folder / "stats.json").read_text())["dispatched"] == len(audit)
+    assert f"- dispatched: {len(audit)}" in (folder / "summary.md").read_text()
+    shown = cli("status", "--run", run_id, "--state-dir", str(state), env={"ACTEON_URL": ""}).stdout
+    assert f"Total dispatched: {len(audit)}" in shown
+
+
+def test_approvals_in_status_say_how_many_were_asked_and_how_many_still_wait() -> None:
+    from orchestrator import rundir as R
+    from orchestrator.status import gateway_counters
+
+    def call(n: int, outcome: str, approval: str | None) -> R.ToolCall:
+        return R.ToolCall(ts="2026-11-26T10:00:00", seq=n, audit_id=f"{n}-0", agent_id="a.1", tool="Bash",
+                          outcome=outcome, approval_id=approval, at_ms=n)
+
+    # one approval asked twice (the agent retried while it waited) then used, another still waiting
+    events = [call(1, "pending_approval", "ap-1"), call(2, "pending_approval", "ap-1"), call(3, "executed", "ap-1"),
+              call(4, "pending_approval", "ap-2"), call(5, "executed", None)]
+    counts = gateway_counters(events)
+    assert (counts["dispatched"], counts["pending_approval"], counts["executed"]) == (5, 3, 2)
+    assert (counts["approvals_asked"], counts["approvals_open"]) == (2, 1)
+
+
+def test_plan_validate_catches_what_can_only_fail_at_run_time(tmp_path: Path) -> None:
+    """A command given to a role that may not run commands, a prompt on the command engine, an agent CLI that
+    is not installed: `plan validate` and `run` say so before anything starts, with every other problem."""
+    data = plan(tmp_path, [{**task("look", "grep -rn TODO ."), "assigned_role": "reviewer"},
+                           {**task("ask", "true"), "subtasks": [{"id": "q", "name": "q", "prompt": "Explain."}]}])
+    data["tasks"].append({**task("broken", "true"), "subtasks": [{"id": "b1", "name": "b", "command": 5}]})
+    p = write_plan(tmp_path, data)
+    no_cli = {"PATH": str(tmp_path / "empty"), "ACTEON_CLAUDE_BIN": ""}
+    on_claude = cli("plan", "validate", "--plan", str(p), "--engine", "claude", env=no_cli)
+    assert on_claude.returncode == 2 and "Traceback" not in on_claude.stderr
+    for problem in ("command: Input should be a valid string",
+                    "subtask 'look-1' of task 'look' runs a command, but role 'reviewer' may not run shell commands",
+                    "the claude CLI is not on PATH (or set ACTEON_CLAUDE_BIN): needed by subtask 'q' of task 'ask'"):
+        assert problem in on_claude.stderr, on_claude.stderr
+    on_command = cli("plan", "validate", "--plan", str(p), "--engine", "command")
+    assert "subtask 'q' of task 'ask' has a prompt, but the engine is 'command'" in on_command.stderr
+    wrong_bin = cli("plan", "validate", "--plan", str(p), env={"ACTEON_CLAUDE_BIN": str(tmp_path / "nope")})
+    assert f"ACTEON_CLAUDE_BIN={tmp_path / 'nope'} is not an executable file" in wrong_bin.stderr
+    data["tasks"].pop()  # well formed now, still unable to run
+    state = tmp_path / "state"
+    r = cli("run", "--plan", str(write_plan(tmp_path, data)), "--engine", "command", "--state-dir", str(state))
+    assert r.returncode == 2 and "role 'reviewer' may not run shell commands" in r.stderr
+    assert not (state / "runs").exists() or not any((state / "runs").iterdir())  # nothing started

@@ -46,7 +46,7 @@ def test_plan_validate_warns_on_a_small_quota_and_still_validates(tmp_path: Path
     data = plan(tmp_path, [task("a", "true")], estimated_actions=0)
     data["tasks"][0]["subtasks"][0] = {"id": "a-1", "name": "a", "prompt": "work"}
     data["estimated_actions"] = 3
-    r = cli("plan", "validate", "--plan", str(write_plan(tmp_path, data)))
+    r = cli("plan", "validate", "--plan", str(write_plan(tmp_path, data)), env={"ACTEON_CLAUDE_BIN": "/bin/true"})
     assert r.returncode == 0 and ": valid" in r.stdout
     assert r.stderr.startswith("warning: estimated_actions 3 is small")
 
@@ -57,9 +57,22 @@ def test_init_writes_a_starter_that_validates_and_never_overwrites(tmp_path: Pat
     toml_text = (tmp_path / "swarm.toml").read_text()
     assert toml_text.startswith("# swarm.toml")
     parse_config(tomllib.loads(toml_text))  # every key in the starter is a real one
-    check = cli("plan", "validate", "--plan", str(tmp_path / "plan.json"), "--config", str(tmp_path / "swarm.toml"))
+    # its plan is for agents: it needs the claude CLI (any executable stands in for it here)
+    check = cli("plan", "validate", "--plan", str(tmp_path / "plan.json"), "--config", str(tmp_path / "swarm.toml"),
+                env={"ACTEON_CLAUDE_BIN": "/bin/true"})
     assert check.returncode == 0 and check.stderr == "", check.stderr
     (tmp_path / "plan.json").write_text("mine")
     again = cli("init", str(tmp_path))
     assert again.returncode == 2 and "exists: pass --force" in again.stderr and "Traceback" not in again.stderr
     assert (tmp_path / "plan.json").read_text() == "mine"
+
+
+def test_init_for_the_command_engine_writes_a_plan_that_runs_without_an_agent_cli(tmp_path: Path) -> None:
+    r = cli("init", str(tmp_path), "--engine", "command")
+    assert r.returncode == 0, r.stderr
+    assert parse_config(tomllib.loads((tmp_path / "swarm.toml").read_text())).defaults.engine == "command"
+    check = cli("plan", "validate", "--plan", str(tmp_path / "plan.json"), env={"ACTEON_CLAUDE_BIN": "/nope"},
+                cwd=tmp_path)  # no agent CLI is looked for
+    assert check.returncode == 0 and check.stderr == "", check.stderr
+    bad = cli("init", str(tmp_path / "x"), "--engine", "cobol")
+    assert bad.returncode == 2 and "unknown engine 'cobol'" in bad.stderr

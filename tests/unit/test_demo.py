@@ -31,3 +31,18 @@ def test_demo_runs_the_bundled_plan_and_shows_each_kind_of_decision(tmp_path) ->
     assert "waiting   publish  publish.publish-1: approval apr-" in text
     assert re.search(r"throttled fan-out  fan-out\.fan-out-\d: retry in \d+ s: echo \d >> fanout\.txt", text)
     assert "behaved as designed" in text and f"acteon-swarm status --run {result['run_id']}" in text
+    # the headline says what the demo was meant to show, and keeps the run's true status
+    headline = f"Swarm run: {result['run_id']} (as designed: the gateway blocked the cleanup task — run status failed"
+    assert headline in text
+    # lines in the order things happened: a task's decisions show before it reads done, the operator acts
+    # once the call is seen waiting
+    lines = text.splitlines()
+
+    def first(prefix: str) -> int:
+        return next(i for i, line in enumerate(lines) if line.startswith(prefix))
+
+    assert first("waiting   publish") < first("approval  apr-") < first("done      publish")
+    throttled = [i for i, line in enumerate(lines) if line.startswith("throttled fan-out")]
+    assert throttled and max(throttled) < first("done      fan-out")
+    # the hints name the state folder: they work from any folder
+    assert f"--state-dir {(tmp_path / 'state').resolve()}" in text

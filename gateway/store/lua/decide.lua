@@ -107,7 +107,8 @@ end
 local retry = 0
 local approval_id = ''
 local approved_key = nil
-local decided_by, shown_sha256 = '', ''  -- of the approval this call consumed or was rejected by
+-- of the approval this call consumed or was rejected by: who decided, why, and the hash of what they saw
+local decided_by, decision_reason, shown_sha256 = '', '', ''
 local quota_warn = 0
 
 local function create_approval()
@@ -144,12 +145,12 @@ elseif kind == 'approval' then
       may_run = true
       approved_key = akey
       approval_id = existing
-      decided_by, shown_sha256 = a[4] or '', a[6] or ''
+      decided_by, decision_reason, shown_sha256 = a[4] or '', a[5] or '', a[6] or ''
     elseif status == 'rejected' then
       outcome = 'suppressed'
       failed = -3
       approval_id = existing
-      decided_by, shown_sha256 = a[4] or '', a[6] or ''
+      decided_by, decision_reason, shown_sha256 = a[4] or '', a[5] or '', a[6] or ''
       reason = 'rejected by ' .. (a[4] or 'an operator') .. ((a[5] and a[5] ~= '') and (': ' .. a[5]) or '')
     else
       -- expired, used, or vanished: a new call needs a new approval
@@ -283,7 +284,8 @@ end
 if not dry then
   redis.call('XADD', KEYS[3], '*', 'ts', now, 'outcome', outcome, 'rule', rule, 'reason', reason,
              'retry_after_ms', retry, 'approval_id', approval_id, 'decided_by', decided_by,
-             'shown_sha256', shown_sha256, 'call', call_json)
+             'decision_reason', decision_reason, 'shown_sha256', shown_sha256, 'quota_warned', quota_warn,
+             'call', call_json)
   redis.call('HINCRBY', KEYS[2], 'dispatched', 1)
   redis.call('HINCRBY', KEYS[2], outcome, 1)
   if quota_warn == 1 then redis.call('HINCRBY', KEYS[2], 'quota_warned', 1) end
