@@ -39,7 +39,7 @@ _PUBLIC_KEY_HINTS = re.compile(
     re.I)
 _KEY_NAMES = re.compile(r"master\.key|credentials\.json|client_secrets?(?:_[\w.-]*)?\.json"
                         r"|[\w.-]*service[-_]?account[\w.-]*\.json"
-                        r"|[\w.-]*(?:keystore|signing|release-key|upload-key)[\w.-]*\.properties"
+                        r"|[\w.-]*(?:keystore|signing|release-key|upload-key)[\w.-]*\.properties|key\.properties"
                         r"|[\w.-]*-sa(?:-key)?\.json|[\w.-]*keyfile[\w.-]*\.json|\.?htpasswd|\.?pgpass"
                         r"|secrets\.ya?ml|secrets\.json|\.secrets|\.vault[-_]pass(?:word)?(?:\.txt)?|vault[-_]pass(?:word)?\.txt"
                         r"|Cookies|Login Data|logins\.json|key[34]\.db|cookies\.sqlite|signons\.sqlite|Web Data")
@@ -53,8 +53,14 @@ def seeks_secrets(pattern: str) -> bool:
     if brace is not None:  # `*.{jks,keystore,p12}`: any alternative that picks secrets
         return any(seeks_secrets(name[:brace.start()] + alt + name[brace.end():])
                    for alt in brace.group(1).split(",")[:32])
+    if name.startswith((".env", "id_")):
+        return True
     probe = name.replace("*", "x").replace("?", "x")
-    return is_key_material(probe) or is_secret_path("/x/" + probe, "/nonexistent") or name.startswith((".env", "id_"))
+    if is_key_material(probe) or is_secret_path("/x/" + probe, "/nonexistent"):
+        return True
+    # A star may also stand for nothing: `*-sa-key*.json` picks `prod-sa-key.json`.
+    bare = name.replace("*", "").replace("?", "x")
+    return bool(bare) and "." in bare and is_key_material(bare)
 
 
 # Tools' credential folders and files named like ordinary project folders (`.wrangler/`, `.supabase/`, `.fly/`

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gateway.paths import resolve
-from gateway.shell import buildhooks, recipes
+from gateway.shell import buildhooks, declared, recipes
 from gateway.shell import categories as cat
 from gateway.shell.analysis import Attached
 from gateway.shell.generic import BASH_LIKE_SHELLS, shebang
@@ -85,6 +85,8 @@ def content_categories(path: str, text: str) -> set[str]:
         found.add(cat.GATE_TAMPER)
     if name == "tasks.json" and _RUNS_ON_OPEN.search(text):
         found.add(cat.PERSISTENCE)
+    if any(path.endswith("/" + m) for m in declared.MISE) and declared.has_mise_hooks(text):
+        found.add(cat.PERSISTENCE)  # mise runs its hooks by itself, whenever a shell enters the folder
     return found
 
 
@@ -120,6 +122,12 @@ def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
         return "\n".join(recipes.taskfile(text, None)), ()
     if name.startswith("Procfile"):
         return "\n".join(recipes.procfile(text)), ()
+    if name in declared.PRE_COMMIT:  # its local hooks run on `pre-commit run` and on every commit
+        return "\n".join(declared.pre_commit_hooks(text)), ()
+    if any(path.endswith("/" + m) for m in declared.MISE):  # its tasks and hooks
+        return "\n".join(declared.mise_lines(text, None)), ()
+    if name in declared.TILTFILES:  # `tilt up` runs its local commands
+        return "\n".join(declared.tiltfile_commands(text)), ()
     if name == "composer.json":  # its scripts, run by composer's events and by name
         return "\n".join(buildhooks.composer_scripts(text, None) or buildhooks.loose_strings(text)), ()
     if name in ("deno.json", "deno.jsonc"):
@@ -161,6 +169,7 @@ _MACRO = re.compile(r"\$\(([A-Za-z_][\w.]*\.[\w.]+)\)")
 _SECRET_WORD = re.compile(r"secret|token|password|passwd|key|credential|pat\b", re.I)
 _EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 _SECRET_REF = re.compile(r"\bsecrets\.([A-Za-z_][A-Za-z0-9_]*)|\bsecrets\[['\"]([^'\"]+)['\"]\]")
+_WHOLE_SECRETS = re.compile(r"\$\{\{[^}]*\bsecrets\b(?![.\[])")  # `${{ toJSON(secrets) }}`: every secret
 
 
 def _expression(match: re.Match[str]) -> str:
@@ -186,8 +195,13 @@ def _strings(node: Any, key: str | None, out: list[str], secret_env: set[str], d
         env = node.get("env") or node.get("environment") or node.get("variables")
         if isinstance(env, dict):
             for name, value in env.items():
-                if isinstance(value, str) and _SECRET_REF.search(value):
+                if isinstance(value, str) and (_SECRET_REF.search(value) or _WHOLE_SECRETS.search(value)):
                     secret_env.add(str(name))
+        entrypoint, args = node.get("entrypoint"), node.get("args")
+        if isinstance(entrypoint, str) and isinstance(args, list) and all(isinstance(a, str) for a in args[:64]):
+            # Cloud Build and container steps: `entrypoint: bash` with `args: ['-c', 'SCRIPT']` is one command
+            out.append(shlex.join([entrypoint, *args[:64]]))
+            node = {k: v for k, v in node.items() if k != "entrypoint"}
         for k, v in node.items():
             _strings(v, str(k), out, secret_env, depth + 1)
     elif isinstance(node, list):

@@ -26,7 +26,7 @@ MAX_WORDS = 512
 
 SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".fish", ".py", ".ipynb", ".js", ".mjs", ".cjs", ".ts", ".mts",
                    ".cts", ".rb", ".pl", ".php", ".mk", ".sql", ".exs", ".lua", ".jl", ".r", ".R", ".tcl", ".ps1",
-                   ".groovy", ".kts", ".swift", ".go", ".cmake", ".sls")
+                   ".groovy", ".kts", ".swift", ".go", ".cmake", ".sls", ".dart")
 # Runner → the files it loads from its directory when none is named.
 MANIFESTS: dict[str, tuple[str, ...]] = {
     "make": ("Makefile", "makefile", "GNUmakefile"),
@@ -47,6 +47,11 @@ MANIFESTS: dict[str, tuple[str, ...]] = {
                                             "settings.gradle")),
     "fab": ("fabfile.py",),
     **dict.fromkeys(("honcho", "foreman", "overmind", "hivemind", "forego"), ("Procfile", "Procfile.dev")),
+    **dict.fromkeys(("pre-commit", "prek"), (".pre-commit-config.yaml", ".pre-commit-config.yml")),
+    "mise": ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml"),
+    "tilt": ("Tiltfile",),
+    **dict.fromkeys(("compose", "docker-compose", "podman-compose"), ("compose.yaml", "compose.yml",
+                                                                       "docker-compose.yml", "docker-compose.yaml")),
 }
 _SEPARATORS = ";&|()<>`$\"'\n"
 
@@ -132,7 +137,7 @@ def attach(command: str, cwd: str, home: str | None = None,
     seen: set[str] = set()
     # `make -f Makefile.local`, `just -f tasks.just`: the file a runner is told to load, whatever its name.
     named = {words[i + 1] for i in range(1, len(words) - 1)
-             if words[i] in ("-f", "--file", "--makefile", "--justfile")
+             if words[i] in ("-f", "--file", "--makefile", "--justfile", "-c", "--config")
              and any(w.rsplit("/", 1)[-1] in MANIFESTS for w in words[max(0, i - 3):i])}
     for word in words:
         if word.startswith("~/") and home and home.startswith("/"):

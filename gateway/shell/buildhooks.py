@@ -13,6 +13,7 @@ SQL, hosts).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable
@@ -276,5 +277,15 @@ def sbt(handler: Handler) -> Handler:
         if found is not None and found[1].script is not None:
             program_text.judge(call, found[1].script, None)
         return handler(call)
+
+    return handle
+
+
+def bazel(handler: Handler) -> Handler:
+    """Bazel labels (`//pkg:target`, `@repo//:t`, `:t`) name build targets, not files: the generic checks get
+    the other arguments only, so `bazel build //:gazelle` is not a read of the root folder."""
+    def handle(call: Call) -> Flow:
+        labels_out = [w for w in call.args if not w.value.startswith(("//", "@", ":"))]
+        return handler(dataclasses.replace(call, args=labels_out))
 
     return handle

@@ -22,8 +22,9 @@ and ``x*`` globs per word; ``...`` at the end also matches longer commands, whic
 optionally ``[FLAG|FLAG]``: the entry holds only when one of those options is present (``-o`` matches
 ``-oyaml`` and ``-o=yaml``). ``follow`` names subcommands that run a command they are given — ``N`` operands
 after the subcommand, ``--`` (the words after a ``--``), ``-c|--command`` (the words after the first of those
-options), ``sh:--run`` (that option's value is shell code) or ``sh:N`` (after N operands, the words are shell
-code, as ssh joins them) — which is then analysed like any command.
+options), ``sh:--run`` (that option's value is shell code), ``sh:N`` (after N operands, the words are shell
+code, as ssh joins them) or ``code:LANGUAGE:N`` (after N operands, a word of code in that language or a script
+file: `rails runner 'Article.delete_all'` runs Ruby) — which is then analysed like any command.
 """
 
 from __future__ import annotations
@@ -226,6 +227,10 @@ def followed(call: Call, table: Table) -> list[Word] | None:
         if how.startswith("sh:") and how[3:].isdigit():  # `tsh ssh HOST CMD…`: the words after are shell code
             inner = _after_operands(args, where[len(parts) - 1] + 1 if parts else 0, int(how[3:]), table)
             return [literal_word("sh"), literal_word("-c"), join_words(inner)] if inner else None
+        if how.startswith("code:"):  # `rails runner 'Article.delete_all'`: code in the tool's language
+            _, language, skip = how.split(":")
+            inner = _after_operands(args, where[len(parts) - 1] + 1 if parts else 0, int(skip), table)
+            return _as_program(language, inner[0]) if inner else None
         if how.startswith(("-", "sh:")):
             return _after_option(args, how)
         if how == "--":
@@ -234,6 +239,19 @@ def followed(call: Call, table: Table) -> list[Word] | None:
         inner = _after_operands(args, where[len(parts) - 1] + 1 if parts else 0, int(how), table)
         return _environment_stripped(inner) if inner else None
     return None
+
+
+# language -> (its interpreter, the option that takes code, a script file's suffix)
+_LANGUAGES = {"ruby": ("ruby", "-e", ".rb"), "python": ("python3", "-c", ".py"), "php": ("php", "-r", ".php"),
+              "node": ("node", "-e", ".js"), "elixir": ("elixir", "-e", ".exs")}
+
+
+def _as_program(language: str, word: Word) -> list[Word]:
+    """The interpreter command that runs ``word`` — a script file by its suffix, else code."""
+    program, option, suffix = _LANGUAGES[language]
+    if word.value.endswith(suffix):
+        return [literal_word(program), word]
+    return [literal_word(program), literal_word(option), word]
 
 
 def _after_operands(args: list[Word], start: int, skip: int, table: Table) -> list[Word]:

@@ -12,7 +12,9 @@ from gateway.shell import (
     archives,
     buildhooks,
     clis,
+    declared,
     exhaustion,
+    fanout,
     files,
     foreign,
     interpreters,
@@ -130,6 +132,7 @@ HANDLERS: dict[str, Handler] = {
     "socat": network.socat,
     "openssl": network.openssl,
     "ssh": network.ssh,
+    **dict.fromkeys(fanout.PROGRAMS, fanout.fan_out),
     "scp": network.scp,
     "rsync": network.rsync,
     **dict.fromkeys(["sftp", "ftp", "tftp", "ping", "ping6", "dig", "nslookup", "host", "traceroute",
@@ -200,11 +203,12 @@ HANDLERS: dict[str, Handler] = {
                      "nproc", "uptime"], no_effect),
 }
 
+HANDLERS.update(declared.HANDLERS)  # before the tables: mise's table follows `mise exec` on top of it
 # Powerful CLIs judged by their known-safe tables (gateway/shell/cli_tables), on top of their own handler.
 for _name in clis.tables():
     HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
-HANDLERS["rails"] = interpreters.code_runner(HANDLERS["rails"])
 HANDLERS["mix"] = foreign.mix(HANDLERS["mix"])
+HANDLERS["dart"] = foreign.dart(HANDLERS.get("dart", default_handler))
 HANDLERS["deno"] = buildhooks.deno(HANDLERS["deno"])
 for _name in ("bun", "deno"):
     HANDLERS[_name] = interpreters.js_runtime(HANDLERS[_name])
@@ -223,6 +227,9 @@ for _name in ("cmake", "ctest"):
     HANDLERS[_name] = buildhooks.cmake(HANDLERS.get(_name, default_handler))
 for _name in ("mvn", "mvnw", "gradle", "gradlew", "dotnet"):  # the programs they run get their arguments read
     HANDLERS[_name] = operations.with_judges(HANDLERS[_name], operations.LAUNCHED)
+for _name in ("bazel", "bazelisk"):
+    HANDLERS[_name] = operations.with_judges(buildhooks.bazel(HANDLERS.get(_name, default_handler)),
+                                             operations.LAUNCHED)
 
 _VERSIONED = (
     (re.compile(r"python[0-9.]*|pypy[0-9.]*"), interpreters.python),

@@ -50,8 +50,10 @@ def check_arguments(call: Call) -> None:
     if any(("stratum" in w.value or "pool" in w.value or "nicehash" in w.value) and _POOL.search(w.value)
            for w in call.args[:64] if len(w.value) < 4096):
         call.flag(cat.RESOURCE_EXHAUSTION)
-    if call.name in LOAD_GENERATORS and any(_remote_url(w.value) for w in call.args[:64]):
+    if call.name in LOAD_GENERATORS and (any(_remote_url(w.value) for w in call.args[:64]) or _aims_script(call)):
         call.flag(cat.RESOURCE_EXHAUSTION)  # `hey -c 2000 https://api.example.com`: a flood of a live service
+    if call.name.removesuffix(".sh") in BENCHMARKS and _remote_server(call):
+        call.flag(cat.RESOURCE_EXHAUSTION)  # `kafka-producer-perf-test … bootstrap.servers=kafka-prod:9092`
     if call.name in CONTAINER_RUNNERS and {"run", "create", "exec"} & {
             w.value for w in call.args[:8] if not w.value.startswith("-")} and any(
             _flood_image(w.value) for w in call.args[:64]):
@@ -64,6 +66,34 @@ LOAD_GENERATORS = frozenset({"hey", "k6", "wrk", "wrk2", "ab", "vegeta", "locust
                              "oha", "autocannon", "h2load", "ghz", "jmeter", "gatling", "drill", "plow", "slowhttptest",
                              "goose-attack", "tsung", "ddosify", "loadtest"})
 _URL = re.compile(r"(?:https?|wss?|grpcs?)://[^\s'\"]+")
+# Servers' own benchmarks: as floods of a server that is not this machine's, the same.
+BENCHMARKS = frozenset({"kafka-producer-perf-test", "kafka-consumer-perf-test", "redis-benchmark", "pgbench",
+                        "memtier_benchmark", "memtier-benchmark", "rabbitmq-perf-test", "nats-bench",
+                        "cassandra-stress", "mongoperf", "sysbench", "rdkafka_performance", "mysqlslap",
+                        "clickhouse-benchmark"})
+_SERVER_OPTIONS = frozenset({"-h", "--host", "--hostname", "--bootstrap-server", "--broker-list", "--server",
+                             "--uri", "--url", "--mysql-host", "--pgsql-host", "--nodes"})
+_SERVERS_SETTING = re.compile(r"(?:bootstrap\.servers|metadata\.broker\.list|host|hosts|uri)=([^\s]+)", re.I)
+
+
+def _remote_server(call: Call) -> bool:
+    """A benchmark's server, named by an option, a `bootstrap.servers=` setting or a URL, is not this machine."""
+    values = [w.value for w in call.args[:64]]
+    named = [values[i + 1] for i, v in enumerate(values[:-1]) if v in _SERVER_OPTIONS]
+    named += [v.split("=", 1)[1] for v in values if v.split("=", 1)[0] in _SERVER_OPTIONS and "=" in v]
+    named += [m.group(1) for v in values for m in _SERVERS_SETTING.finditer(v)]
+    servers = [part for value in named for part in value.split(",")[:8] if not part.isdigit()]
+    return any(not hosts.is_local(hosts.user_host(h) or "localhost") for h in servers) or any(
+        _remote_url(v) for v in values)
+
+
+def _aims_script(call: Call) -> bool:
+    """A load test's script (`k6 run spike.js`, `locust -f x.py`, `artillery run x.yml`) aimed at a remote URL."""
+    for word in call.args[:16]:
+        content = call.file_content(word) if not word.value.startswith("-") else None
+        if content is not None and content.script is not None and _remote_url(content.script):
+            return True
+    return False
 
 
 def _remote_url(value: str) -> bool:
@@ -142,12 +172,17 @@ def spawns_forever(loop: str) -> bool:
     if not _FOREVER.match(loop) or re.search(r"\b(?:break|exit|return)\b", loop):
         return False
     return (bool(_BACKGROUND.search(loop)) and "wait" not in loop) or bool(_NEW_FILE.search(loop)) or \
-        bool(_NEW_COPY.search(loop))
+        bool(_NEW_COPY.search(loop)) or bool(_NEW_PATH.search(loop))
 
 
 # A command that creates things, named by something that changes each time round (`cp -r x /tmp/c_$RANDOM`).
 _NEW_COPY = re.compile(r"""\b(?:cp|mkdir|touch|dd|fallocate|truncate|ln|rsync|tar|git\s+clone|docker\s+run|mktemp)\b"""
                        r"""[^;&|\n]*\$\{?(?:RANDOM|SRANDOM|EPOCHREALTIME|BASHPID|i|n|count|idx)\b""")
+# Any program given a file path that changes each time round (`ffmpeg … /tmp/burn-$(date +%s%N).mp4`): an
+# output, most likely — nothing reads a file with a name nobody knows yet.
+_CHANGING = (r"""(?:\$\{?(?:RANDOM|SRANDOM|EPOCHREALTIME|EPOCHSECONDS|BASHPID|i|j|k|n|count|counter|idx|index|seq|ts"""
+             r"""|stamp|now)\b|\$\(\(|\$\(\s*(?:date|uuidgen|mktemp|openssl\s+rand|od|cat\s+/proc/sys/kernel/random))""")
+_NEW_PATH = re.compile(r"""(?:^|[\s=])["']?(?:/|\./|~/)[^\s;&|"'()]*""" + _CHANGING)
 # A redirection to a name that changes each time round: a variable or a command's output in the file name.
 _NEW_FILE = re.compile(r""">>?\s*["']?[^\s;&|"']*(?:\$\{?(?:RANDOM|SRANDOM|EPOCHREALTIME|EPOCHSECONDS|BASHPID|i|j|k|n"""
                        r"""|count|counter|idx|index|seq|ts|stamp|now)\b|\$\(\("""

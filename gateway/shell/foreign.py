@@ -210,6 +210,20 @@ def _read_script(call: Call, word: Word) -> None:
         call.flag(cat.DYNAMIC_COMMAND)  # too large to send: nothing vouches for it
 
 
+def dart(handler: Handler) -> Handler:
+    """`dart run tool/x.dart`, `dart tool/x.dart`: a Dart program of the workspace, read like any program in a
+    language with no parser here (``program_text``: `Process.run('rm', ['-rf', …])`, client calls)."""
+    def handle(call: Call) -> Flow:
+        operands = [w for w in call.args if not w.value.startswith("-")]
+        if operands[:1] and operands[0].value == "run":
+            operands = operands[1:]
+        if operands and operands[0].value.endswith(".dart"):
+            _read_script(call, operands[0])
+        return handler(call)
+
+    return handle
+
+
 def mix(handler: Handler) -> Handler:
     """`mix run -e CODE`, `mix run priv/repo/x.exs`: Elixir code run inside the project's application (its
     repository, its credentials) — read as `elixir -e CODE` / `elixir x.exs` would be, then by mix's table."""

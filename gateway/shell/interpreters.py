@@ -371,18 +371,6 @@ php = _interpreter(_PHP)
 node = _interpreter(_NODE)
 
 
-def code_runner(handler: Handler) -> Handler:
-    """`rails runner 'CODE'` (and `rails r`): the Ruby code is read like `ruby -e`, then the table judges the
-    rest (gateway/shell/cli_tables/databases.yaml lists `runner` as safe: its code decides)."""
-    def handle(call: Call) -> Flow:
-        operands = [w for w in call.args if not w.value.startswith("-")]
-        if operands[:1] and operands[0].value in ("runner", "r") and len(operands) > 1:
-            call.invoke([Word("ruby"), Word("-e"), operands[1]])
-        return handler(call)
-
-    return handle
-
-
 _JS_FILES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
 _DENO_VALUES = frozenset({"--config", "-c", "--import-map", "--lock", "--cert", "--location", "--seed",
                           "--v8-flags", "--inspect", "--env-file", "-L", "--log-level", "--ext"})

@@ -31,7 +31,7 @@ VERBS: dict[str, str] = {
 # or `--apply-patch` of a training script say nothing about the world outside.
 _OPTION_VERBS = frozenset({"delete", "destroy", "purge", "wipe", "erase", "nuke", "drop", "truncate", "obliterate",
                            "expunge", "deploy", "publish", "upload", "submit", "send", "sendmail", "email", "sms",
-                           "broadcast", "charge", "refund", "payout"})
+                           "broadcast", "charge", "refund", "payout", "push"})
 _RESETS_DATA = re.compile(r"(?:reset|recreate|clear|clean)[-_](?:database|db|data|schema|tables?|all|everything)\b")
 _WORD = re.compile(r"^[a-z][a-z0-9]*(?:[-_:][a-z0-9]+)*$")
 _PARTS = re.compile(r"[-_:]")
@@ -50,11 +50,12 @@ def judge(call: Call) -> None:
 # create`, `boundary accounts create password`, `jira issue comment add`): resource CLIs are shaped noun(s)
 # then verb. Nouns of a developer's own machine (a toolchain's components, a tool's plugins, caches,
 # aliases) keep the everyday reading (`rustup component add clippy`, `asdf plugin add x`).
-_REMOVES = frozenset({"rm", "remove", "delete", "del", "destroy", "purge", "drop", "revoke", "unregister"})
+_REMOVES = frozenset({"rm", "remove", "delete", "del", "destroy", "purge", "drop", "revoke", "unregister", "clear",
+                      "empty", "prune"})
 _CHANGES = frozenset({"create", "add", "new", "update", "set", "put", "edit", "patch", "grant", "assign", "enable",
                       "disable", "attach", "apply", "import", "upsert", "replace", "modify", "rotate", "reset",
                       "reboot", "restart", "shutdown", "poweroff", "stop", "start", "suspend", "resume", "move",
-                      "pin", "promote", "rollout"})
+                      "pin", "promote", "rollout", "activate", "deactivate"})
 _IDENTITIES = frozenset({"user", "users", "token", "tokens", "key", "keys", "api-key", "api-keys", "apikey", "account",
                          "accounts", "credential", "credentials", "secret", "secrets", "role", "roles", "acl", "acls",
                          "policy", "policies", "permission", "permissions", "service-account", "service-accounts",
@@ -85,8 +86,8 @@ def judge_resource_verbs(call: Call) -> None:
         words.append(value.lower())
     if not words:
         return
-    if words[0] == "rm" and len(words) > 1:
-        call.flag(cat.INFRA_DESTROY)  # `tctl rm roles/admin`, `rclone rm remote:x`
+    if words[0] == "rm" and any(not w.value.startswith("-") for w in call.args[1:]):
+        call.flag(cat.INFRA_DESTROY)  # `tctl rm roles/admin`, `rclone rm remote:x`, `b2 rm --recursive b2://x`
         return
     for i, verb in enumerate(words[1:4], 1):
         nouns = words[:i]
@@ -110,12 +111,17 @@ def judge_launched(call: Call, args: list[Word], program: str = "") -> None:
     """The arguments of a program the project itself launches — `go run ./cmd/purge -- --all`, `cargo run --
     vehicles decommission`, `python3 tools/x.py wipe --env prod`, `python -m app.jobs rebuild --drop-existing`:
     a program nobody described, read the same way; its own name too (`tools/purge_tenant.py`)."""
-    name = program.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0] if program else ""
-    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name)  # `PurgeOrders` (a JVM class) reads as purge-orders
-    category = _verb(name) if name and _WORD.match(name.lower().replace("_", "-")) else None
+    category = program_verb(program)
     if category is not None and args and not any(w.value.split("=", 1)[0] in _REHEARSALS for w in args):
         call.flag(category)
     judge_words(call, args)
+
+
+def program_verb(program: str) -> str | None:
+    """The category a program's own name says (`tools/purge_tenant.py`, `PurgeOrders`, `image_push`)."""
+    name = program.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0] if program else ""
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name)  # `PurgeOrders` (a JVM class) reads as purge-orders
+    return _verb(name) if name and _WORD.match(name.lower().replace("_", "-")) else None
 
 
 _REHEARSALS = frozenset({"--dry-run", "--dryrun", "--dry_run", "--what-if", "--noop", "--simulate", "--check"})
@@ -152,7 +158,15 @@ def judge_words(call: Call, args: list[Word]) -> None:
             call.flag(category)
 
 
+# A destroy verb glued to the resource it destroys, as some CLIs spell subcommands (`cbt deletetable`,
+# `deleteinstance`, `dropkeyspace`).
+_GLUED = re.compile(r"(?:delete|destroy|purge|truncate|wipe|drop)(?:table|db|database|instance|cluster|index|bucket"
+                    r"|user|topic|queue|keyspace|schema|collection|family|app|project|service|snapshot|backup)s?")
+
+
 def _verb(text: str, only: frozenset[str] | None = None) -> str | None:
+    if only is None and _GLUED.fullmatch(text.lower()):
+        return cat.INFRA_DESTROY
     parts = _PARTS.split(text.lower())
     for part in [*parts[:4], text.lower()]:
         category = VERBS.get(part)

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 
 from gateway.shell import categories as cat
-from gateway.shell import databases, lexicon
+from gateway.shell import compose, databases, lexicon
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import default_handler
 from gateway.shell.invocation import Call
@@ -113,6 +113,7 @@ def _container(call: Call) -> str | None:
 
 
 def _compose(call: Call) -> str | None:
+    compose.judge(call, [w for w in words(call) if w != "compose"])
     return cat.INFRA_DESTROY if "down" in words(call) and flags(call) & {"-v", "--volumes", "--rmi"} else None
 
 
@@ -285,6 +286,16 @@ def _launched(call: Call) -> str | None:
             name, eq, value = a.value.partition("=")
             if eq and name in ("-Dexec.args", "--args", "-Pargs", "-Dargs"):
                 lexicon.judge_launched(call, [Word(x) for x in value.split()])
+    elif call.name in ("bazel", "bazelisk") and w[:1] == ["run"]:
+        # `bazel run //services/api:image_push -- --tag …`: a target is a program named for its job (rules_oci's
+        # push targets, rules_k8s' `.apply`/`.delete`), so its name alone says what running it does
+        end = next((i for i, a in enumerate(args) if a.value == "--"), len(args))
+        target = next((a.value for a in args[:end] if a.value.startswith(("//", ":", "@"))), "")
+        name = target.rsplit(":", 1)[-1].rsplit("/", 1)[-1].replace(".", "_")
+        category = lexicon.program_verb(name)
+        if category is not None:
+            call.flag(category)
+        lexicon.judge_launched(call, args[end + 1:])
     elif call.name in ("cargo", "dotnet") and w[:1] == ["run"]:
         marker = next((i for i, a in enumerate(args) if a.value == "--"), None)
         options = args[:marker] if marker is not None else args

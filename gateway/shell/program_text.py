@@ -84,6 +84,14 @@ _BARE_RUBY = re.compile(r"""\.(destroy|destroy_all|delete_all|purge|deploy|uploa
 _LOCAL_COMPOUNDS = re.compile(r"(?i)^(?:delete_?(?:if|prefix|suffix|char_?at|property|at|key|item|line|row_?at)"
                               r"|drop_?(?:duplicates|na|level)|upload_?progress|terminate_?process)$")
 _DROPS = re.compile(r"""\.drop_?(database|db|table|tables|collection|index|schema|keyspace|bucket|all)\w*\s*\(""", re.I)
+# A store emptied through its client: `conn.flushdb`, `r.flushall()`, `index.clear_objects()`,
+# `collection.deleteMany({})`, `Model.truncate_all` — whatever the receiver is called.
+_WIPES = re.compile(r"""\.(?:flush_?(?:db|all)|truncate_?(?:all|tables?)|clear_?(?:objects|index|all_?data)"""
+                    r"""|delete_?many\s*\(\s*\{\s*\})\b""", re.I)
+# SDKs that take a request object per operation (AWS SDK v3 `new DeleteObjectsCommand(…)`, Java's
+# `new DeleteBucketRequest(…)`, `TerminateInstancesRequest.builder()`): the class names the operation.
+_OPERATION_OBJECT = re.compile(r"""\b(?:new\s+)?(?:Delete|Destroy|Purge|Terminate|Deregister|Drop|Truncate)[A-Z]\w*"""
+                               r"""(?:Command|Request|Input)\s*[(.]""")
 _SCHEDULED_DELETION = re.compile(r"""\.schedule_?\w*deletion\w*\s*\(""", re.I)  # KMS keys, secrets, projects
 # Through a cloud SDK even the everyday words remove (`remove_role_from_instance_profile`), empty and terminate.
 _CLOUD_SDK = re.compile(r"""\bboto3\b|\bbotocore\b|google\.cloud|from\s+azure|@aws-sdk/|['"]aws-sdk['"]"""
@@ -185,10 +193,14 @@ _SHELL_HANDOFF = re.compile(r"""["'](?:/bin/|/usr/bin/)?(?:ba|z|da)?sh["'][^"']{
 
 # A program started with its arguments as literals, in a language with no parser here (`ProcessBuilder("aws",
 # "s3", "rm", …)`, Gradle's `commandLine("rm", "-rf", …)`, `exec.Command("git", "push", "-f")`): one command line.
+# Dart's `Process.run('rm', ['-rf', …])` puts the arguments in a list, in single quotes.
+_ARG = r"""(?:"[^"\n]{0,400}"|'[^'\n]{0,400}')"""
 _ARGV_HANDOFF = re.compile(r"""\b(?:ProcessBuilder|commandLine|exec\.Command(?:Context)?|Command::new|Process\.Start"""
-                           r"""|System\.cmd|Runtime\.getRuntime\(\)\.exec|cmd\.exe)\s*\(\s*(?:\w+\s*,\s*)?"""
-                           r"""((?:"[^"\n]{0,400}"\s*,\s*){0,32}"[^"\n]{0,400}")(\s*,)?""")
-_LITERAL = re.compile(r'"([^"\n]*)"')
+                           r"""|Process\.(?:run|runSync|start)|System\.cmd|Runtime\.getRuntime\(\)\.exec|cmd\.exe)"""
+                           r"""\s*\(\s*(?:\w+\s*,\s*)?((?:""" + _ARG + r"""\s*,\s*\[?\s*){0,32}""" + _ARG
+                           + r""")\]?(\s*,)?""")
+_LITERAL = re.compile(r""""([^"\n]*)"|'([^'\n]*)'""")
+_INTERPOLATION = re.compile(r"\$(?:\{|[A-Za-z_])|#\{")
 # CMake: `execute_process(COMMAND …)`, `add_custom_command(… COMMAND …)` run a program with those words;
 # `file(REMOVE_RECURSE …)` deletes. Keywords after the command end it.
 _CMAKE_COMMAND = re.compile(r"""\bCOMMAND\s+((?:[^()\n]|\([^()\n]*\)){1,2000}?)(?=\s+(?:COMMAND|WORKING_DIRECTORY"""
@@ -223,7 +235,10 @@ def shell_handoffs(code: str) -> list[str]:
         if paths:
             out.append(shlex.join(["rm", "-rf" if match.group(1) else "-f", *paths]))
     for match in list(_ARGV_HANDOFF.finditer(text))[:32]:
-        argv: list[str | None] = [*_LITERAL.findall(match.group(1)), *([None] if match.group(2) else [])]
+        # An argument with interpolation (`'$home/.gradle'` in Dart, `"${dir}/x"` in Kotlin) is computed.
+        argv: list[str | None] = [None if _INTERPOLATION.search(a or b) else (a or b)
+                                  for a, b in _LITERAL.findall(match.group(1))]
+        argv += [None] if match.group(2) else []
         if argv and argv[0] not in ("sh", "bash", "/bin/sh", "/bin/bash", "zsh"):  # those are _SHELL_HANDOFF's
             line = command_line(argv)
             if line:
@@ -273,6 +288,10 @@ def sdk_verbs(code: str, language: str | None) -> list[str]:
     bare = _BARE if language == "python" else _BARE_RUBY if language == "ruby" else None
     if bare is not None:
         out.extend(_VERB_CATEGORY[m.group(1).lower()] for m in bare.finditer(text))
+    if _WIPES.search(text):
+        out.append(cat.DATABASE_DESTROY)
+    if _OPERATION_OBJECT.search(text):
+        out.append(cat.INFRA_DESTROY)
     if _DROPS.search(text) or _SCHEDULED_DELETION.search(text) or (
             _CLOUD_SDK.search(text) and _CLOUD_REMOVES.search(text)):
         out.append(cat.INFRA_DESTROY)

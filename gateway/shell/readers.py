@@ -281,7 +281,15 @@ def _edit_or_filter(call: Call, operands: list[Word], in_place: bool) -> Flow:
 
 
 _AWK = spec("Ffvi", ["--file", "--field-separator", "--assign", "--include"])
-_AWK_SYSTEM = re.compile(r"system\s*\(\s*\"((?:[^\"\\]|\\.)*)\"\s*\)")
+# system("rm -rf " $1 " /tmp"): the argument up to the closing parenthesis (one level of nesting)
+_AWK_SYSTEM = re.compile(r"\bsystem\s*\(((?:\"(?:[^\"\\]|\\.)*\"|\([^()]*\)|[^()\"])*)\)")
+_AWK_PIECE = re.compile(r'"((?:[^"\\]|\\.)*)"|([^"\s]+)')
+
+
+def _awk_command_text(expression: str) -> str:
+    """The shell text an awk string expression builds: its literal parts as written, each other part (a
+    field, a variable, a call) as an unknown shell word — `"mc rm minio/" $1` is `mc rm minio/$1`."""
+    return "".join(m.group(1) if m.group(1) is not None else "$X" for m in _AWK_PIECE.finditer(expression))
 
 
 _AWK_STRING = r'"((?:[^"\\]|\\.)*)"'
@@ -323,7 +331,7 @@ def awk(call: Call) -> Flow:
         if "/inet/tcp/" in program or "/inet/udp/" in program:
             call.flag(cat.REVERSE_SHELL)
         for match in _AWK_SYSTEM.finditer(program):
-            call.run_script(match.group(1))
+            call.run_script(_awk_command_text(match.group(1)))
         _awk_io(call, program)
     in_place = any(v.value == "inplace" for v in options.values("-i", "--include"))
     operands = [w for w in operands if "=" not in w.value or w.value.startswith(("/", "."))]

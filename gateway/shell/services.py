@@ -3,8 +3,9 @@
 A `curl` is data transfer to the shell, but the same request can post to a team's chat, charge a card or
 drop a search index. The effect is read from the method and the endpoint:
 
-- **messages**: endpoints that exist to deliver a message — chat and incident webhooks, mail and SMS APIs
-  — and payment APIs written to → ``outward_message``;
+- **messages**: endpoints that exist to deliver a message — chat and incident webhooks, mail and SMS APIs,
+  any endpoint whose path says it sends (`…/messages:send`, `/sendMessage`, `/notify`) — and payment APIs
+  written to → ``outward_message``;
 - **data stores** spoken to over HTTP (Elasticsearch/OpenSearch, CouchDB, Solr, InfluxDB, Meilisearch,
   Typesense, Qdrant …), by port or by their destructive endpoints: a `DELETE`, `_delete_by_query`, an index
   drop → ``database_destroy``; other writes → ``database_change``;
@@ -44,6 +45,10 @@ _PATH_VERB = re.compile(r"(?:^|[/_.:-])(delete|destroy|purge|wipe|erase|drop|tru
                         r"|decommission|clean_?tombstones|deploy|undeploy|rollback|promote|transition|failover"
                         r"|shutdown|scale)(?=$|[/_.:?-])")
 _CHANGE_VERBS = frozenset({"deploy", "undeploy", "rollback", "promote", "transition", "failover", "scale"})
+# A write to an endpoint whose path says it delivers something to people (`…/messages:send`, `/sendMessage`,
+# `/v3/mail/send`, `/notify`): a message service no list above names.
+_PATH_SEND = re.compile(r"(?:^|[/_.:-])(send(?:_?(?:messages?|mail|email|sms|notifications?|push|alerts?))?"
+                        r"|notify|broadcast)(?=$|[/_.:?-])", re.I)
 
 
 def judge(call: Call, method: str, urls: list[str], *, verbs_in_path: bool = True) -> None:
@@ -60,7 +65,9 @@ def judge(call: Call, method: str, urls: list[str], *, verbs_in_path: bool = Tru
         messages = not local and any(marker in rest for marker in _MESSAGE_HOSTS) and (
             method in _WRITES or "/bot" in rest)
         pays = method in _WRITES and any(rest.startswith(h) for h in _PAYMENT_HOSTS)
-        if messages or pays:
+        sends = method in _WRITES and not local and verbs_in_path and bool(
+            _PATH_SEND.search(url.split("://", 1)[-1].split("?", 1)[0].split("/", 1)[-1]))
+        if messages or pays or sends:
             call.flag(cat.OUTWARD_MESSAGE)
         datastore = port in _DATASTORE_PORTS or "elastic" in host or "opensearch" in host or "solr" in host or \
             "couch" in host

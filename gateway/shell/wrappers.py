@@ -239,6 +239,38 @@ def _xargs(argv: list[Word]) -> Unwrapped:
     return out
 
 
+# GNU parallel: the options that take a value (everything else is a flag)
+_PARALLEL = spec("jPSadCnNLlIEX", ["--jobs", "--sshlogin", "--sshloginfile", "--slf", "--joblog", "--results",
+                                   "--res", "--arg-file", "--colsep", "--delimiter", "--delay", "--timeout",
+                                   "--retries", "--tagstring", "--max-args", "--max-lines", "--memfree", "--load",
+                                   "--tmpdir", "--workdir", "--wd", "--env", "--halt", "--basefile", "--bf",
+                                   "--return", "--eof", "--nice", "--ssh", "--max-procs", "--tmux", "--limit",
+                                   "--termseq", "--rpl", "--template", "--header", "--block", "--recstart",
+                                   "--recend", "--sqlmaster", "--sqlworker", "--sqlandworker", "--shellquote"])
+_PARALLEL_INPUTS = frozenset({":::", "::::", ":::+", "::::+"})
+_REPLACEMENT = re.compile(r"\{[^{}\s]*\}")
+
+
+def _parallel(argv: list[Word]) -> Unwrapped:
+    """GNU parallel: the command template (up to `:::`) run through a shell once per input, each `{}`-style
+    replacement string standing for an input; no template: every input line is itself a command."""
+    options = scan(argv[1:], _PARALLEL)
+    if any(name in ("--dry-run", "--dryrun") for name, _ in options.flags):
+        return Unwrapped([literal_word("echo")])  # prints the commands, runs none
+    operands = options.operands
+    cut = next((i for i, w in enumerate(operands) if w.value in _PARALLEL_INPUTS), len(operands))
+    template, inputs = operands[:cut], operands[cut:]
+    reads = [w for i, w in enumerate(inputs[1:], 1) if inputs[i - 1].value.startswith("::::")]
+    reads += options.values("-a", "--arg-file")
+    if not template:
+        return Unwrapped([literal_word("sh")], reads=reads)  # `parallel < commands.txt`
+    first = next((w.value for w in inputs if w.value not in _PARALLEL_INPUTS), None)
+    value = first if first is not None and cut < len(operands) and operands[cut].value == ":::" else "$X"
+    script = " ".join(w.value for w in template)
+    script = _REPLACEMENT.sub(lambda _m: value, script) if _REPLACEMENT.search(script) else f"{script} {value}"
+    return Unwrapped(_shell(literal_word(script)), reads=reads)
+
+
 _TIME = spec("fo", ["--format", "--output"], stop=True)
 _STDBUF = spec("ioe", ["--input", "--output", "--error"], stop=True)
 _PROXY = spec("f", stop=True)
@@ -272,5 +304,6 @@ UNWRAPPERS: dict[str, Callable[[list[Word]], Unwrapped]] = {
     "su": _su,
     "runuser": _su,
     "xargs": _xargs,
+    "parallel": _parallel,
     "coproc": _plain(spec(stop=True)),
 }

@@ -336,10 +336,19 @@ def _values(node: Node, grammar: _Grammar) -> list[str | None]:
             c.named_children[0] if c.type == "array_element_initializer" and c.named_children else c, grammar)]
     if node.type in _OPTIONS:
         return []
-    if node.type in grammar.calls:  # unlink glob("/etc/*"): the pattern is what gets deleted
+    if node.type in grammar.calls:
+        # `unlink glob("/etc/*")`, `rm_rf(File.expand_path("~/x"))`: a path function's literal is what gets
+        # deleted. Any other call computes its value — `system(base64_decode("cm0g…"))` runs what the decoder
+        # returns, not the literal it was given — so it is built at run time.
+        if _callee(node)[0] not in _PATH_FUNCTIONS:
+            return [None]
         inner = _arguments(node, grammar)
         return [inner[0] if inner and inner[0] is not None else None]
     return [None]
+
+
+_PATH_FUNCTIONS = frozenset({"glob", "realpath", "expand_path", "join", "resolve", "normalize", "abspath",
+                             "absolute_path", "canonpath", "rel2abs", "catfile", "catdir", "path", "new"})
 
 
 def _first_argument(node: Node) -> Node | None:

@@ -1,0 +1,123 @@
+"""Commands a project declares in its tools' own files, run by those tools: pre-commit hooks, mise tasks and
+hooks, Tiltfiles.
+
+`pre-commit run` (and the git hook `pre-commit install` puts in place) runs the `entry` of each local hook in
+`.pre-commit-config.yaml`; `mise run X` runs task X of `mise.toml`, and mise runs its `[hooks]` on its own
+when a shell enters the folder; `tilt up` runs the `local(…)` and `local_resource(cmd=…)` commands of the
+Tiltfile. Like a Makefile's recipes (``gateway.shell.tasks``), the declared lines are analysed as shell code
+— from the file attached by the command hook, or written earlier — and writing such a file is judged as
+running it (``gateway.runnable``). Hooks fetched from other repositories are the project's chosen tools,
+pinned by revision: they are not read here.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from typing import Any
+
+import yaml
+
+from gateway.shell.flow import Flow
+from gateway.shell.generic import default_handler
+from gateway.shell.invocation import Call
+from gateway.shell.tasks import manifest, run_lines
+
+PRE_COMMIT = (".pre-commit-config.yaml", ".pre-commit-config.yml")
+MISE = ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml", "mise/config.toml",
+        ".config/mise/config.toml")
+TILTFILES = ("Tiltfile",)
+_MAX = 256  # declared commands read per file
+_TILT_CALL = re.compile(r"""\blocal\s*\(\s*(?:command\s*=\s*)?(['"])((?:(?!\1)[^\\]|\\.)*)\1"""
+                        r"""|\b(?:cmd|serve_cmd|command)\s*=\s*(['"])((?:(?!\3)[^\\]|\\.)*)\3""")
+
+
+def _commands(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value[:_MAX] if isinstance(v, str)]
+    return []
+
+
+def pre_commit_hooks(text: str, only: str | None = None) -> list[str]:
+    """The command lines of the local hooks (`repo: local`), or of hook ``only``."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return []
+    out: list[str] = []
+    for repo in (data or {}).get("repos", [])[:_MAX] if isinstance(data, dict) else []:
+        if not isinstance(repo, dict) or repo.get("repo") != "local":
+            continue
+        for hook in repo.get("hooks", [])[:_MAX] if isinstance(repo.get("hooks"), list) else []:
+            if not isinstance(hook, dict) or not isinstance(hook.get("entry"), str):
+                continue
+            if only is not None and hook.get("id") != only:
+                continue
+            args = [a for a in hook.get("args", []) if isinstance(a, str)] if isinstance(hook.get("args"), list) else []
+            out.append(" ".join([hook["entry"], *args]))
+    return out
+
+
+def mise_lines(text: str, tasks: list[str] | None) -> list[str]:
+    """The commands of mise tasks ``tasks`` (all when None) and of every `[hooks]` entry."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return []
+    out: list[str] = []
+    declared = data.get("tasks")
+    for name, task in list(declared.items() if isinstance(declared, dict) else ())[:_MAX]:
+        if tasks is not None and name not in tasks:
+            continue
+        out += _commands(task.get("run") if isinstance(task, dict) else task)
+    hooks = data.get("hooks")
+    for hook in list(hooks.values() if isinstance(hooks, dict) else ())[:_MAX]:
+        out += _commands(hook.get("script") if isinstance(hook, dict) else hook)
+    return out
+
+
+def has_mise_hooks(text: str) -> bool:
+    """Commands mise runs by itself: `[hooks]` (entering the folder, installing) or a sourced env script."""
+    return bool(re.search(r"(?m)^\s*\[hooks[\].]|^\s*_\.source\s*=|\b_\.source\s*=", text))
+
+
+def tiltfile_commands(text: str) -> list[str]:
+    return [m.group(2) if m.group(2) is not None else m.group(4) for m in _TILT_CALL.finditer(text[: 1 << 16])][:_MAX]
+
+
+def pre_commit(call: Call) -> Flow:
+    """`pre-commit run [HOOK]`, `pre-commit install` / `install-hooks`: the local hooks run (now, or on
+    every commit from then on)."""
+    words = [w.value for w in call.args if not w.value.startswith("-")]
+    if words[:1] in (["run"], ["install"], ["install-hooks"], ["try-repo"]) or not words:
+        config = next((call.args[i + 1] for i, w in enumerate(call.args[:-1]) if w.value in ("-c", "--config")),
+                      None)
+        chosen = call.file_content(config) if config is not None else None
+        found = (config.value, chosen) if config is not None and chosen is not None else manifest(call, PRE_COMMIT)
+        only = words[1] if words[:1] == ["run"] and len(words) > 1 else None
+        run_lines(call, found, lambda text: pre_commit_hooks(text, only))
+    return default_handler(call)
+
+
+def mise(call: Call) -> Flow:
+    """`mise run TASK…` (`mise r`, `mise tasks run`): the tasks' commands and the hooks (`mise exec` is
+    followed by its table, gateway/shell/cli_tables/launchers.yaml)."""
+    words = [w.value for w in call.args if not w.value.startswith("-")]
+    if words[:1] in (["run"], ["r"]) or words[:2] == ["tasks", "run"]:
+        names = words[2:] if words[0] == "tasks" else words[1:]
+        found = next((f for f in (manifest(call, (name,)) for name in MISE) if f is not None), None)
+        run_lines(call, found, lambda text: mise_lines(text, names or None))
+    return default_handler(call)
+
+
+def tilt(call: Call) -> Flow:
+    """`tilt up` / `tilt ci`: the Tiltfile's local commands run."""
+    words = [w.value for w in call.args if not w.value.startswith("-")]
+    if words[:1] in (["up"], ["ci"]):
+        run_lines(call, manifest(call, TILTFILES), tiltfile_commands)
+    return default_handler(call)
+
+
+HANDLERS = {"pre-commit": pre_commit, "prek": pre_commit, "mise": mise, "tilt": tilt}
