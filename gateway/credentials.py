@@ -33,7 +33,7 @@ _SECRET_DIRS = frozenset({".ssh", ".aws", ".azure", ".gnupg"})
 # Key material recognised by its kind, wherever it is: private keys and keystores, framework master keys,
 # cloud service-account keys, password databases (a certificate chain or a public key is not secret).
 _KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx", ".p8", ".der", ".pkcs12",
-                 ".age", ".gpg-key", ".asc-secret")
+                 ".age", ".gpg-key", ".asc-secret", ".keytab", ".sso", ".kdb", ".sth")  # Kerberos; Oracle/IBM wallets
 _PUBLIC_KEY_HINTS = re.compile(
     r"(?:^|[._-])(?:pub|public|cert|crt|chain|fullchain|ca|ca-bundle|cacert|cacerts|root|trust|truststore)(?:[._-]|$)",
     re.I)

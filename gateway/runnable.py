@@ -13,6 +13,7 @@ command hook's attachments.
 
 from __future__ import annotations
 
+import html
 import posixpath
 import re
 import shlex
@@ -34,7 +35,15 @@ CARRIED = frozenset({
 })
 
 _INTERPRETERS = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".rb": "ruby", ".pl": "perl",
-                 ".php": "php"}
+                 ".php": "php", ".R": "Rscript", ".r": "Rscript", ".jl": "julia", ".ps1": "pwsh -File",
+                 ".csx": "dotnet-script", ".dart": "dart run"}
+# MSBuild project files run their `<Exec Command="…">` tasks on every build or test.
+_MSBUILD = (".csproj", ".fsproj", ".vbproj", ".proj", ".props", ".targets")
+_MSBUILD_PROPERTY = re.compile(r"\$\((\w+)\)")
+_MSBUILD_EXEC = re.compile(r'<Exec\b[^>]*?\bCommand\s*=\s*"([^"]{1,4000})"')
+# Commands a tool runs on the host while it builds a machine: Vagrant triggers (`run = {inline: "…"}`), Packer's
+# shell-local provisioner and post-processor (`inline = ["…"]`).
+_HOST_INLINE = re.compile(r"""\binline\s*(?::|=)\s*(?:\[\s*)?((?:"(?:[^"\\\n]|\\.){1,2000}"\s*,?\s*){1,32})""")
 _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".bats", ".command")
 _MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 _JUSTFILES = frozenset({"justfile", "Justfile", ".justfile"})
@@ -71,6 +80,8 @@ _AUTO_APPROVE = re.compile(r"""["']?[\w.-]*(?:auto[-_.]?approve|autoapprove|yolo
                            r"""|chat\.tools\.|terminal\.integrated\.(?:automationprofile|env\.)|approval[-_]?policy"""
                            r"""|sandbox[-_]?mode|auto[-_]?execute|yes[-_]?always|unsafe)[\w.-]*["']?\s*[:=]""", re.I)
 _RUNS_ON_OPEN = re.compile(r""""runOn"\s*:\s*"folderOpen"|"runOptions"\s*:\s*\{[^}]*folderOpen""", re.I)
+_PWN_REQUEST = re.compile(r"\bpull_request_target\b")
+_PR_HEAD = re.compile(r"github\.event\.pull_request\.head\.(?:sha|ref)|refs/pull/|github\.head_ref")
 _SETTINGS_FILES = ("settings.json", "settings.local.json", "config.toml", "config.json", "config.yaml", "config.yml",
                    ".aider.conf.yml")
 
@@ -85,6 +96,8 @@ def content_categories(path: str, text: str) -> set[str]:
         found.add(cat.GATE_TAMPER)
     if name == "tasks.json" and _RUNS_ON_OPEN.search(text):
         found.add(cat.PERSISTENCE)
+    if is_ci_definition(path, text) and _PWN_REQUEST.search(text) and _PR_HEAD.search(text):
+        found.add(cat.REMOTE_CODE)  # `pull_request_target` checking out the pull request: its code runs with secrets
     if any(path.endswith("/" + m) for m in declared.MISE) and declared.has_mise_hooks(text):
         found.add(cat.PERSISTENCE)  # mise runs its hooks by itself, whenever a shell enters the folder
     return found
@@ -99,9 +112,10 @@ def write_equivalent(input: Mapping[str, Any], cwd: str | None, home: str) -> tu
     return run_equivalent(resolve(raw, cwd, home), text)
 
 
-def is_ci_definition(path: str) -> bool:
+def is_ci_definition(path: str, text: str = "") -> bool:
     name = posixpath.basename(path)
-    return name in _CI_FILES or (any(f"/{d}" in path for d in _CI_DIRS) and name.endswith((".yml", ".yaml")))
+    return name in _CI_FILES or (any(f"/{d}" in path for d in _CI_DIRS) and name.endswith((".yml", ".yaml"))) or (
+        name.endswith((".yml", ".yaml")) and "tekton.dev/" in text[:4096])  # a Tekton Task or Pipeline
 
 
 def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
@@ -109,7 +123,7 @@ def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
     attach to it; None when the file is not something that runs."""
     text = text[:_MAX_TEXT]
     name = posixpath.basename(path)
-    if is_ci_definition(path):
+    if is_ci_definition(path, text):
         command = ci_commands(text)
         return (command, ()) if command else None
     if name in _MAKEFILES or name.endswith(".mk"):
@@ -147,6 +161,17 @@ def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
         return f"cd {shlex.quote(posixpath.dirname(path))} && sbt compile", ((path, text),)
     if name.endswith(".sls"):  # a Salt state: its cmd.run commands run on the minions it is applied to
         return ("\n".join(_SALT_COMMAND.findall(text)) if re.search(r"\bcmd\.(?:run|script|wait)\b", text) else ""), ()
+    if name.endswith(_MSBUILD):  # `dotnet build`/`test` runs the Exec tasks; `$(Name)` is a property's value
+        lines = "\n".join(html.unescape(m) for m in _MSBUILD_EXEC.findall(text))
+        return _MSBUILD_PROPERTY.sub(lambda m: "${" + m.group(1) + ("_SECRET" if _SECRET_WORD.search(m.group(1))
+                                                                    else "") + "}", lines), ()
+    if name == "tox.ini":  # `tox` runs the commands of its environments
+        return "\n".join(declared.tox_commands(text, None)), ()
+    if name == "Vagrantfile" or name.endswith((".pkr.hcl", ".pkr.json")):  # host-side inline commands
+        if name == "Vagrantfile" and "trigger" not in text:
+            return None  # provisioners run inside the machine; triggers run here
+        return "\n".join(c for m in _HOST_INLINE.finditer(text)
+                         for c in re.findall(r'"((?:[^"\\\n]|\\.)*)"', m.group(1))), ()
     if name.endswith(".kts"):  # a Kotlin script (`kotlin x.main.kts`, or by its `#!` line)
         return f"kotlin {shlex.quote(path)}", ((path, text),)
     interpreter = shebang(text)
@@ -165,7 +190,7 @@ def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
 _RUN_KEYS = frozenset({"run", "script", "before_script", "after_script", "command", "commands", "cmd", "entrypoint",
                        "bash", "sh", "pwsh", "powershell", "inlineScript", "inline_script"})
 # Azure Pipelines macros `$(System.AccessToken)`, `$(Build.ArtifactStagingDirectory)`: values put in the text.
-_MACRO = re.compile(r"\$\(([A-Za-z_][\w.]*\.[\w.]+)\)")
+_MACRO = re.compile(r"\$\(([A-Za-z_]\w*(?:[.-]\w+)+)\)")  # `$(Build.BuildId)`, a Key Vault secret `$(kv-sql-password)`
 _SECRET_WORD = re.compile(r"secret|token|password|passwd|key|credential|pat\b", re.I)
 _EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 _SECRET_REF = re.compile(r"\bsecrets\.([A-Za-z_][A-Za-z0-9_]*)|\bsecrets\[['\"]([^'\"]+)['\"]\]")
@@ -237,10 +262,13 @@ def ci_commands(text: str) -> str:
     elif isinstance(data, dict):
         _strings(data, None, lines, secret_env)
     else:
-        lines = re.findall(r"\bsh\s*\(?\s*(?:'''|\"\"\"|'|\")(.*?)(?:'''|\"\"\"|'|\")", text, re.S)
+        lines = [m.group(2) for m in re.finditer(r"\bsh\s*\(?\s*('''|\"\"\"|'|\")(.*?)\1", text, re.S)]
         lines += re.findall(r"^\s*(?:-\s*)?(?:run|script|command|bash|sh|pwsh|powershell|inlineScript):"
                             r"\s*[|>]?-?\s*(.+)$", text, re.M)
         secret_env |= set(re.findall(r"^\s*([A-Za-z_]\w*):\s*\$\{\{\s*secrets\.", text, re.M))
+        # Jenkins: the variables `withCredentials` binds hold the secrets for the block's steps
+        secret_env |= set(re.findall(r"\b(?:variable|usernameVariable|passwordVariable|keyFileVariable|tokenVariable)"
+                                     r"\s*:\s*['\"](\w+)['\"]", text))
         if not re.search(r"\b(?:pipeline|node|stage)\s*[({]", text):  # a YAML fragment, not a Jenkinsfile
             lines += re.findall(r"^\s*-\s+(?![\w-]+:\s)(.+)$", text, re.M)  # `    - curl …` items of a script
     # The CI service puts an expression's value into the text before any shell reads it, quotes or not.

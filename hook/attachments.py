@@ -50,6 +50,8 @@ MANIFESTS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("pre-commit", "prek"), (".pre-commit-config.yaml", ".pre-commit-config.yml")),
     "mise": ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml"),
     "tilt": ("Tiltfile",),
+    "tox": ("tox.ini",),
+    "nox": ("noxfile.py",),
     **dict.fromkeys(("compose", "docker-compose", "podman-compose"), ("compose.yaml", "compose.yml",
                                                                        "docker-compose.yml", "docker-compose.yaml")),
 }
@@ -140,6 +142,8 @@ def attach(command: str, cwd: str, home: str | None = None,
              if words[i] in ("-f", "--file", "--makefile", "--justfile", "-c", "--config")
              and any(w.rsplit("/", 1)[-1] in MANIFESTS for w in words[max(0, i - 3):i])}
     for word in words:
+        if word.startswith("@") and len(word) > 2:
+            word = word.lstrip("@")  # sqlplus `@script.sql`, `@@nested.sql`
         if word.startswith("~/") and home and home.startswith("/"):
             word = home + word[1:]
         elif word.startswith(("-", "~")):

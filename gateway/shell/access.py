@@ -1,4 +1,6 @@
-"""HashiCorp Boundary's `boundary connect KIND … -- ARGS`: a session through the access proxy, with ARGS
+"""Getting access: HashiCorp Boundary's sessions and Kerberos tickets.
+
+`boundary connect KIND … -- ARGS` is a session through the access proxy, with ARGS
 handed to the client it starts (`psql` for postgres, `mysql`, `ssh`, `kubectl`, `redis-cli`, `cqlsh`).
 
 `boundary connect postgres -target-id t -- -c 'DELETE FROM x'` is `psql -c 'DELETE FROM x'` against the
@@ -27,3 +29,17 @@ def boundary(call: Call) -> Flow:
         return OPAQUE
     lexicon.judge(call)
     return default_handler(call)
+
+
+def kinit(call: Call) -> Flow:
+    """`kinit -kt FILE PRINCIPAL`: authenticates with the keytab, as `ssh -i KEY` does with a key — it does not
+    disclose it (reading a keytab any other way is a credential read)."""
+    args = call.args
+    for i, word in enumerate(args):
+        value = word.value
+        if value.startswith("-") and not value.startswith("--") and "t" in value[1:]:
+            attached = value.split("t", 1)[1]
+            keytab = word.tail(value.index("t") + 1) if attached else args[i + 1] if i + 1 < len(args) else None
+            if keytab is not None:
+                call.inspect(keytab)
+    return OPAQUE

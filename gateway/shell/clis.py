@@ -181,7 +181,8 @@ def split(call: Call, table: Table) -> tuple[list[str], list[str], list[int]]:
 def judge(call: Call, table: Table) -> str | None:
     """The category of this call by its table (None: known safe)."""
     words, present, _ = split(call, table)
-    if (words and words[0] in _HELP) or set(present) & {"--help", "-h"} or (set(present) & _HELP and len(words) <= 1):
+    given = {w.value for w in call.args if w.value.startswith("-")}  # as written: `-H` (a host, a header) is no `-h`
+    if (words and words[0] in _HELP) or given & {"--help", "-h"} or (given & _HELP and len(words) <= 1):
         return None  # help prints, whatever the subcommand
     if any(_has_flag(present, f) for f in table.dry_run):
         return None
@@ -308,7 +309,7 @@ def handler(existing: Callable[[Call], Flow]) -> Callable[[Call], Flow]:
                 call.flag(category)
             inner = followed(call, table)
             if inner:
-                out = call.invoke(inner)
+                out = call.invoke(inner, call.stdin)  # `kubectl exec -i pod -- psql <<SQL`: the input is its
                 if out.secrets:
                     call.flag(cat.CREDENTIAL_ACCESS)  # `kubectl exec pod -- printenv`: printed here
         return existing(call)

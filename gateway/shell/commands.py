@@ -133,6 +133,7 @@ HANDLERS: dict[str, Handler] = {
     "openssl": network.openssl,
     "ssh": network.ssh,
     **dict.fromkeys(fanout.PROGRAMS, fanout.fan_out),
+    "kinit": access.kinit,
     "scp": network.scp,
     "rsync": network.rsync,
     **dict.fromkeys(["sftp", "ftp", "tftp", "ping", "ping6", "dig", "nslookup", "host", "traceroute",

@@ -46,9 +46,17 @@ _READ_ONLY_SQL = frozenset({"SELECT", "WITH", "SHOW", "EXPLAIN", "DESCRIBE", "DE
                             "EXIT", "QUIT", "COLUMN", "COL", "PROMPT", "WHENEVER", "TTITLE", "BTITLE", "BREAK",
                             "COMPUTE", "CLEAR", "REM", "REMARK", "SPOOL", "GO", "PRINT", "LIST", "VACUUM",
                             "SET", "BEGIN", "COMMIT", "ROLLBACK", "START", "END", "USE", "LISTEN", "FETCH", "DECLARE",
-                            "CLOSE", "ANALYZE", "CONSISTENCY", "TRACING", "PAGING", "EXPAND"})
+                            "CLOSE", "ANALYZE", "CONSISTENCY", "TRACING", "PAGING", "EXPAND",
+                            # Db2's command line processor
+                            "CONNECT", "GET", "TERMINATE", "EXPORT", "REORGCHK"})
 _DESTROYED_OBJECTS = ("DATABASE", "TABLE", "SCHEMA", "COLLECTION", "KEYSPACE", "INDEX", "VIEW", "MATERIALIZED",
                       "COLUMNFAMILY", "OWNED", "USER", "ROLE")
+
+
+_CLIENT_LINE = re.compile(r"(?im)^(\s*(?:WHENEVER|SPOOL|PROMPT|COLUMN|COL|REM|REMARK|TTITLE|BTITLE|BREAK|COMPUTE"
+                          r"|CLEAR|DEFINE|UNDEFINE|SHOW|CONN|EXIT|QUIT|GO|SET\s+(?:PAGESIZE|LINESIZE|ECHO|FEEDBACK"
+                          r"|HEADING|SERVEROUTPUT|TERMOUT|VERIFY|TIMING|TRIMSPOOL|LONG|COLSEP|NOCOUNT|ANSI_\w+"
+                          r"|QUOTED_IDENTIFIER|XACT_ABORT|SQLBLANKLINES|DEFINE|AUTOCOMMIT))\b[^;\n]*)$")
 
 
 def sql_effect(sql: str) -> str | None:
@@ -56,8 +64,11 @@ def sql_effect(sql: str) -> str | None:
     schema, keyspace …, TRUNCATE, DELETE or UPDATE without WHERE, ALTER … DROP), ``database_change`` (any
     other statement that is not read-only), or None when every statement only reads."""
     worst: str | None = None
+    # SQL*Plus and sqlcmd commands end at the end of their line, with no `;`: `WHENEVER SQLERROR EXIT` must not
+    # swallow the DROP on the next line into one statement.
+    sql = _CLIENT_LINE.sub(r"\1;", sql[:262_144])
     try:
-        statements = sqlparse.parse(sql[:262_144])
+        statements = sqlparse.parse(sql)
     except Exception:  # sqlparse is non-validating; anything it cannot split is judged on keywords
         if re.search(r"\b(drop\s+(database|table|schema|keyspace)|truncate)\b", sql, re.I):
             return cat.DATABASE_DESTROY
@@ -66,8 +77,8 @@ def sql_effect(sql: str) -> str | None:
         kind = statement.get_type()  # type: ignore[no-untyped-call]
         flat = statement.flatten()  # type: ignore[no-untyped-call]
         tokens = [t for t in flat if not t.is_whitespace and t.ttype not in sqlparse.tokens.Comment]
-        if not tokens or tokens[0].value in (";",):
-            continue
+        if not tokens or tokens[0].value in (";",) or str(statement).lstrip().startswith(("\\", ".")):
+            continue  # a client's own command (`\dt`, `.tables`, bteq's `.LOGON`): judged by _client_commands
         words = [t.normalized.upper() for t in tokens[:64] if t.ttype is not sqlparse.tokens.Punctuation]
         first = words[:3]
         if first and first[0].startswith(("\\", ".")):
@@ -80,6 +91,10 @@ def sql_effect(sql: str) -> str | None:
             return cat.DATABASE_DESTROY
         if first[:1] == ["ALTER"] and "DROP" in words:
             return cat.DATABASE_DESTROY
+        # Db2: `LOAD|IMPORT FROM f OF DEL REPLACE INTO t` empties t first; `… ACTIVATE NOT LOGGED INITIALLY WITH
+        # EMPTY TABLE` empties it
+        if (first[:1] in (["LOAD"], ["IMPORT"]) and "REPLACE" in words) or "WITH EMPTY TABLE" in " ".join(words):
+            return cat.DATABASE_DESTROY
         if first and first[0] not in _READ_ONLY_SQL:
             worst = cat.DATABASE_CHANGE
     return worst
@@ -90,9 +105,20 @@ def sql_client(call: Call) -> str | None:
     texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in options]
     texts += [w.value.split("=", 1)[1] for w in call.args if w.value.startswith(("--command=", "--execute=", "--query=",
                                                                                   "--eval="))]
+    operands = [w for w in call.args if not w.value.startswith("-")]
     if call.name in ("sqlite3", "duckdb"):  # sqlite3 DB 'SQL'
-        operands = [w.value for w in call.args if not w.value.startswith("-")]
-        texts += operands[1:]
+        texts += [w.value for w in operands[1:]]
+    if call.name == "db2" and operands and not any(w.value.startswith("-") and "f" in w.value for w in call.args):
+        texts.append(" ".join(w.value for w in operands))  # `db2 "DROP TABLE UW.X"`: the words are a CLP command
+    # Script files: sqlplus `@file` / `@@file`, db2 `-tvf file`, sqlcmd / isql `-i file`, beeline / hive `-f file`
+    scripts = [w.tail(1 + w.value.startswith("@@")) for w in operands if w.value.startswith("@") and len(w.value) > 1]
+    scripts += [call.args[i + 1] for i, w in enumerate(call.args[:-1])
+                if (w.value.startswith("-") and not w.value.startswith("--") and w.value.endswith("f")
+                    and call.name == "db2") or (w.value == "-i" and call.name in ("sqlcmd", "isql", "bteq"))]
+    for word in scripts[:8]:
+        content = call.file_content(word)
+        if content is not None and content.script is not None:
+            texts.append(content.script)
     if call.stdin.script is not None:  # psql <<'SQL' … / echo 'DROP …' | mysql
         texts.append(call.stdin.script)
     for i, word in enumerate(call.args):  # psql -f file.sql: the file's text when it is known
@@ -110,6 +136,17 @@ def sql_client(call: Call) -> str | None:
     if cat.DATABASE_DESTROY in effects:
         return cat.DATABASE_DESTROY  # the project's own database file holds data someone may want
     return None if local else cat.DATABASE_CHANGE
+
+
+def bulk_load(call: Call) -> str | None:
+    """Oracle Data Pump / imp and SQL Server's bcp loading a dump or a file into a database: a change, and with
+    `table_exists_action=REPLACE|TRUNCATE` the tables in place are emptied first. `bcp … out|queryout` reads."""
+    values = [w.value.lower() for w in call.args]
+    if call.name == "bcp":
+        return cat.DATABASE_CHANGE if "in" in values[1:3] else None
+    if any(v.replace(" ", "") in ("table_exists_action=replace", "table_exists_action=truncate") for v in values):
+        return cat.DATABASE_DESTROY
+    return cat.DATABASE_CHANGE if values and not any(v in ("help=y", "-help", "--help") for v in values) else None
 
 
 _SCRATCH = re.compile(r"/(?:build|dist|out|target|tmp|\.cache|tests?|spec|fixtures?|testdata|test-fixtures)/")

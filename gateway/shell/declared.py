@@ -1,5 +1,5 @@
 """Commands a project declares in its tools' own files, run by those tools: pre-commit hooks, mise tasks and
-hooks, Tiltfiles.
+hooks, Tiltfiles, tox environments, noxfiles.
 
 `pre-commit run` (and the git hook `pre-commit install` puts in place) runs the `entry` of each local hook in
 `.pre-commit-config.yaml`; `mise run X` runs task X of `mise.toml`, and mise runs its `[hooks]` on its own
@@ -12,6 +12,7 @@ pinned by revision: they are not read here.
 
 from __future__ import annotations
 
+import configparser
 import re
 import tomllib
 from typing import Any
@@ -22,6 +23,7 @@ from gateway.shell.flow import Flow
 from gateway.shell.generic import default_handler
 from gateway.shell.invocation import Call
 from gateway.shell.tasks import manifest, run_lines
+from gateway.shell.words import Word
 
 PRE_COMMIT = (".pre-commit-config.yaml", ".pre-commit-config.yml")
 MISE = ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml", "mise/config.toml",
@@ -83,6 +85,47 @@ def has_mise_hooks(text: str) -> bool:
     return bool(re.search(r"(?m)^\s*\[hooks[\].]|^\s*_\.source\s*=|\b_\.source\s*=", text))
 
 
+def tox_commands(text: str, environments: list[str] | None) -> list[str]:
+    """The `commands` (and `commands_pre`/`_post`) of tox environments ``environments`` (all when None)."""
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text[: 1 << 16])
+    except configparser.Error:
+        return []
+    out: list[str] = []
+    for section in parser.sections()[:_MAX]:
+        if not section.startswith("testenv"):
+            continue
+        name = section.partition(":")[2] or "testenv"
+        if environments is not None and name not in environments and not (name == "testenv" and environments):
+            continue
+        for key in ("commands_pre", "commands", "commands_post"):
+            out += [line.strip() for line in parser.get(section, key, fallback="").splitlines() if line.strip()]
+    return out[:_MAX]
+
+
+def tox(call: Call) -> Flow:
+    """`tox -e ENV…` (or every environment): their commands; `tox exec -e ENV -- CMD` runs CMD."""
+    args = call.args
+    marker = next((i for i, w in enumerate(args) if w.value == "--"), None)
+    if any(w.value == "exec" for w in args[:marker if marker is not None else 1]):
+        if marker is not None and marker + 1 < len(args):
+            call.invoke(args[marker + 1:])
+        return default_handler(call)
+    chosen = [v for i, w in enumerate(args[:-1]) if w.value in ("-e", "--env") for v in args[i + 1].value.split(",")]
+    chosen += [v for w in args if w.value.startswith("-e") and len(w.value) > 2 for v in w.value[2:].split(",")]
+    run_lines(call, manifest(call, ("tox.ini",)), lambda text: tox_commands(text, chosen or None))
+    return default_handler(call)
+
+
+def nox(call: Call) -> Flow:
+    """`nox [-s SESSION]`: the noxfile runs (its `session.run(…)` commands are read with it as Python)."""
+    found = manifest(call, ("noxfile.py",))
+    if found is not None and found[1].script is not None:
+        call.invoke([Word("python3"), Word(found[0])])
+    return default_handler(call)
+
+
 def tiltfile_commands(text: str) -> list[str]:
     return [m.group(2) if m.group(2) is not None else m.group(4) for m in _TILT_CALL.finditer(text[: 1 << 16])][:_MAX]
 
@@ -120,4 +163,4 @@ def tilt(call: Call) -> Flow:
     return default_handler(call)
 
 
-HANDLERS = {"pre-commit": pre_commit, "prek": pre_commit, "mise": mise, "tilt": tilt}
+HANDLERS = {"pre-commit": pre_commit, "prek": pre_commit, "mise": mise, "tilt": tilt, "tox": tox, "nox": nox}

@@ -15,6 +15,7 @@ naming /etc/shadow is credential access as well.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -76,13 +77,15 @@ PROGRAMS: dict[str, _Program] = {
     **dict.fromkeys(("octave", "octave-cli"), _Program(code=_set("--eval"), values=_set("-p", "--path"))),
     "R": _Program(code=_set("-e"), files=_set("-f", "--file")),
     "Rscript": _Program(code=_set("-e"), repl=False),
+    **dict.fromkeys(("dotnet-script", "csi.exe", "scriptcs"), _Program(code=_set("eval"), repl=True)),
     **dict.fromkeys(("tclsh", "wish", "jimsh"), _Program()),
     "expect": _Program(code=_set("-c"), files=_set("-f")),
-    **dict.fromkeys(("pwsh", "powershell", "pwsh-preview"), _Program(
+    **dict.fromkeys(("pwsh", "powershell", "pwsh-preview", "powershell.exe", "pwsh.exe"), _Program(
         code=_set("-c", "-command", "-Command", "--command", "-e", "-ec", "-enc", "-EncodedCommand",
                   "-encodedcommand"),
         files=_set("-f", "-file", "-File"),
-        values=_set("-ExecutionPolicy", "-executionpolicy", "-wd", "-WorkingDirectory", "-o", "-OutputFormat"))),
+        values=_set("-ExecutionPolicy", "-executionpolicy", "-ep", "-wd", "-WorkingDirectory", "-o", "-OutputFormat",
+                    "-w", "-WindowStyle", "-windowstyle"))),
     **dict.fromkeys(("elvish", "xonsh", "nu", "rc", "es", "scsh"), _Program(code=_set("-c"))),
     "gdb": _Program(code=_set("-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--init-eval-command"),
                     files=_set("-x", "--command", "-ix", "--init-command"),
@@ -164,6 +167,7 @@ def _handler(program: _Program) -> Handler:
                 elif value is not None and name in program.files:
                     script_given = True
                     call.read(value)
+                    _read_script(call, value)  # `pwsh -File x.ps1`, `julia -L x.jl`: read like a script operand
             elif text.startswith("+") and program is _EDITOR:
                 code.append(word.tail(1))  # vim +CMD
             elif len(text) > 2 and text[0] == "-" and text[:2] in program.code and not text.startswith("--"):
@@ -177,7 +181,7 @@ def _handler(program: _Program) -> Handler:
             call.flag(cat.DYNAMIC_COMMAND)  # program text in a language the gateway does not read
             note_arguments(call, code)
             for word in code:
-                program_text.judge(call, word.value, None)  # what it says still counts (`Repo.delete_all`)
+                program_text.judge(call, _decoded(word.value), None)  # what it says still counts (`Repo.delete_all`)
         if program.script_operand and operands and not code:
             script_given = True
             call.read(operands[0])  # a secret run as a script is a secret read
@@ -197,6 +201,16 @@ def _handler(program: _Program) -> Handler:
         return OPAQUE
 
     return handle
+
+
+def _decoded(text: str) -> str:
+    """PowerShell's `-EncodedCommand` is base64 of UTF-16LE text: read as what it decodes to (anything else as is)."""
+    if len(text) < 8 or not re.fullmatch(r"[A-Za-z0-9+/=]+", text):
+        return text
+    try:
+        return base64.b64decode(text, validate=True).decode("utf-16-le")
+    except (ValueError, UnicodeDecodeError):
+        return text
 
 
 def _read_script(call: Call, word: Word) -> None:

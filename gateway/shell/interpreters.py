@@ -89,6 +89,8 @@ def shell(call: Call) -> Flow:
             run_code_word(call, rest[0])
             call.scope.vars, call.scope.flows = saved_vars, saved_flows
         return OPAQUE
+    if rest and rest[0].value in _STDIN_FILES:
+        stdin_mode = True  # `curl … | bash /dev/stdin --yes`: the script is what comes in on stdin
     if rest and not stdin_mode:
         content = call.file_content(rest[0])
         if content is not None:
@@ -113,6 +115,7 @@ def shell(call: Call) -> Flow:
 
 
 _INFO_OPTIONS = frozenset({"--version", "--help", "-version", "-help", "--dump-strings", "--dump-po-strings"})
+_STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 
 
 def eval_(call: Call) -> Flow:
@@ -312,10 +315,14 @@ def _apply(call: Call, effects: list[program.Effect]) -> None:
 def _interpreter(lang: _Language) -> Handler:
     def handle(call: Call) -> Flow:
         parsed = _parse(call.args, lang)
+        # Modules loaded by an option are part of the program (`perl -MLWP::Simple -e 'eval get($u)'`,
+        # `ruby -ropen-uri -e …`): their names count for what its text says it does.
+        preload = "".join(f"use {w.value[2:]};\n" for w in call.args
+                          if w.value.startswith(("-M", "-r")) and len(w.value) > 2 and lang.name in ("perl", "ruby"))
         for word in parsed.code:
             if word.flow.payload:
                 call.flag(cat.REMOTE_CODE)  # python -c "$(curl …)"
-            analyze_code(call, word.value, lang)
+            analyze_code(call, preload + word.value, lang)
         if parsed.module is not None:
             if parsed.module.value in ("pip", "pip3"):
                 pip_arguments(call, parsed.operands)

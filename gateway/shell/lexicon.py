@@ -164,10 +164,18 @@ _GLUED = re.compile(r"(?:delete|destroy|purge|truncate|wipe|drop)(?:table|db|dat
                     r"|user|topic|queue|keyspace|schema|collection|family|app|project|service|snapshot|backup)s?")
 
 
+# A subcommand named for making a credential (`access-token-create`, `create-api-key`, `generate-token`).
+_SECRET_PARTS = frozenset({"token", "tokens", "key", "keys", "apikey", "password", "secret", "credential",
+                           "credentials"})
+_MAKE_PARTS = frozenset({"create", "generate", "issue", "mint", "new", "rotate", "reset", "add"})
+
+
 def _verb(text: str, only: frozenset[str] | None = None) -> str | None:
     if only is None and _GLUED.fullmatch(text.lower()):
         return cat.INFRA_DESTROY
     parts = _PARTS.split(text.lower())
+    if only is None and len(parts) > 1 and _SECRET_PARTS & set(parts) and _MAKE_PARTS & set(parts):
+        return cat.CREDENTIAL_CREATION
     for part in [*parts[:4], text.lower()]:
         category = VERBS.get(part)
         if category is not None and (only is None or part in only):

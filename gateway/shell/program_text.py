@@ -37,7 +37,7 @@ _SPAWN = ("subprocess", "pty.spawn", "import pty", "dup2", "/bin/sh", "/bin/bash
 _FETCH = ("urlopen", "urllib", "requests.get", "httpx", "http.client", "fetch(", "lwp::simple",
           "getstore", "open-uri", "net::http", "file_get_contents('http", 'file_get_contents("http',
           "curl_exec", "https.get(", "http.get(")
-_RUN = ("exec(", "eval(", "execfile", "compile(", "os.system", "subprocess", "system(", "instance_eval",
+_RUN = ("exec(", "eval(", "eval ", "execfile", "compile(", "os.system", "subprocess", "system(", "instance_eval",
         "new function", "vm.runin", "then(eval", "(eval)", "import(")
 # A module or a method whose name is computed: `require('child' + '_process')`, `obj['exec' + 'Sync'](`,
 # `send(:"sys" + "tem")`, `__import__('o' + 's')`, `globals()[name](`.
@@ -211,6 +211,52 @@ _SCALA_PROCESS = re.compile(r'"([^"\n]{1,400})"\s*\.?\s*!{1,2}(?![=\w])')
 _CMAKE_REMOVE = re.compile(r"""\bfile\s*\(\s*REMOVE(_RECURSE)?\s+([^)]{1,2000})\)""")
 
 
+# R: `system("cmd")`, `system2("prog", c("a", "b"))`, `unlink("dir", recursive = TRUE)`; Julia: run(`cmd`),
+# run(pipeline(`curl …`, `bash`)); PowerShell: `Remove-Item … -Recurse`, `iex (iwr URL)`; .NET: `Process.Start(
+# "prog", "the argument string")`, `new ProcessStartInfo("prog", "args")`; nox: `session.run("terraform", …)`.
+_R_SYSTEM = re.compile(r"""\bsystem\s*\(\s*["']((?:[^"'\\\n]|\\.){1,2000})["']""")
+_R_SYSTEM2 = re.compile(r"""\bsystem2\s*\(\s*["']([^"'\n]{1,200})["']\s*,\s*(?:args\s*=\s*)?(?:c\s*\()?"""
+                        r"""((?:\s*["'][^"'\n]{0,400}["']\s*,?){0,32})""")
+_R_UNLINK = re.compile(r"""\bunlink\s*\(\s*["']([^"'\n]{1,400})["'][^)]{0,200}recursive\s*=\s*(?:TRUE|T)\b""")
+_JULIA_RUN = re.compile(r"""\brun\s*\(\s*(pipeline\s*\(\s*)?`([^`\n]{1,2000})`(?:\s*,\s*`([^`\n]{1,400})`)?""")
+_PWSH_REMOVE = re.compile(r"""\b(?:Remove-Item|rm|del|ri)\s+(?:-(?:Path|LiteralPath)\s+)?["']?([^"'\s|;]+)["']?"""
+                          r"""[^|;\n]*-Recurse""", re.I)
+_PWSH_IEX = re.compile(r"""\b(?:Invoke-Expression|iex)\b[^;\n]{0,200}\b(?:Invoke-WebRequest|iwr|Invoke-RestMethod|irm"""
+                       r"""|DownloadString|curl|wget)\b|\b(?:Invoke-WebRequest|iwr|Invoke-RestMethod|irm|DownloadString)\b"""
+                       r"""[^;\n]{0,200}\|\s*(?:Invoke-Expression|iex)\b""", re.I)
+_PWSH_PLAIN_SECRET = re.compile(r"""\b(?:Get-AzKeyVaultSecret|Get-Secret|ConvertFrom-SecureString)\b[^\n]{0,200}"""
+                                r"""-AsPlainText|\.SecretValueText\b""", re.I)
+_DOTNET_START = re.compile(r"""\b(?:Process\.Start|ProcessStartInfo)\s*\(\s*"([^"\n]{1,200})"\s*,\s*"""
+                           r""""((?:[^"\\\n]|\\.){1,2000})"\s*\)""")
+_SESSION_RUN = re.compile(r"""\bsession\.run(?:_always|_install)?\s*\(\s*((?:""" + _ARG + r"""\s*,\s*){0,32}"""
+                          + _ARG + ")")
+
+
+def _path(text: str) -> str:
+    """A path as the shell would take it: `~` and `$HOME` keep their meaning, anything odd is quoted."""
+    return text if re.fullmatch(r"[\w~$./{}@:+-]+", text) else shlex.quote(text)
+
+
+def _quoted(text: str) -> list[str]:
+    return [a or b for a, b in re.findall(r""""([^"\n]*)"|'([^'\n]*)'""", text)]
+
+
+def other_languages(code: str) -> list[str]:
+    """Command lines that R, Julia, PowerShell, C# scripts and noxfiles run (see the patterns above)."""
+    text = code[: 1 << 16]
+    out = [m.group(1) for m in _R_SYSTEM.finditer(text)][:32]
+    out += [shlex.join([m.group(1), *_quoted(m.group(2))]) for m in _R_SYSTEM2.finditer(text)][:32]
+    out += [f"rm -rf {_path(m.group(1))}" for m in _R_UNLINK.finditer(text)][:32]
+    out += [f"{m.group(2)} | {m.group(3)}" if m.group(3) else m.group(2) for m in _JULIA_RUN.finditer(text)][:32]
+    out += [f"rm -rf {_path(m.group(1))}" for m in _PWSH_REMOVE.finditer(text)][:32]
+    out += [f"{m.group(1)} {m.group(2)}".replace('\\"', '"') for m in _DOTNET_START.finditer(text)][:32]
+    for match in list(_SESSION_RUN.finditer(text))[:32]:
+        line = command_line(list(_quoted(match.group(1))))
+        if line:
+            out.append(line)
+    return out
+
+
 def shell_handoffs(code: str) -> list[str]:
     """The command lines ``code`` hands to a shell as string literals (see _SHELL_HANDOFF), and the programs
     it starts with literal arguments (_ARGV_HANDOFF; an argument it computes after them is unknown)."""
@@ -325,8 +371,17 @@ def judge(call: Call, code: str, language: str | None) -> None:
         if effect == cat.DATABASE_DESTROY:
             call.flag(effect)  # `cur.execute("TRUNCATE trips")` through a database driver
     if language is None:  # a language with no parser here: its hand-offs to a shell are read from the text
-        for line in shell_handoffs(code):
+        for line in shell_handoffs(code) + other_languages(code):
             call.run_script(line)
+        if _PWSH_IEX.search(code):
+            call.flag(cat.REMOTE_CODE)  # `iex (iwr https://…)`: downloaded and run
+        if _PWSH_PLAIN_SECRET.search(code):
+            call.flag(cat.CREDENTIAL_ACCESS)  # a vault's secrets turned into plain text
+    elif language == "python":
+        for match in list(_SESSION_RUN.finditer(code[: 1 << 16]))[:32]:  # a noxfile's sessions
+            session = command_line(list(_quoted(match.group(1))))
+            if session:
+                call.run_script(session)
     if floods_memory(code) or floods_disk(code):
         call.flag(cat.RESOURCE_EXHAUSTION)
     for category in dict.fromkeys(sdk_verbs(code, language)):

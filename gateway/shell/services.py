@@ -45,6 +45,11 @@ _PATH_VERB = re.compile(r"(?:^|[/_.:-])(delete|destroy|purge|wipe|erase|drop|tru
                         r"|decommission|clean_?tombstones|deploy|undeploy|rollback|promote|transition|failover"
                         r"|shutdown|scale)(?=$|[/_.:?-])")
 _CHANGE_VERBS = frozenset({"deploy", "undeploy", "rollback", "promote", "transition", "failover", "scale"})
+# A write to a collection of credentials or accounts (`/robots`, `/api-keys`, `/users/42/tokens`).
+_IDENTITY_COLLECTION = re.compile(r"(?:^|/)(?:robots?|tokens|access[-_]?tokens|personal[-_]?access[-_]?tokens"
+                                  r"|api[-_]?keys|apikeys|keys|credentials|service[-_]?accounts|users|accounts"
+                                  r"|client[-_]?secrets?"
+                                  r"|deploy[-_]?keys|ssh[-_]?keys|secrets)/?$", re.I)
 # A write to an endpoint whose path says it delivers something to people (`…/messages:send`, `/sendMessage`,
 # `/v3/mail/send`, `/notify`): a message service no list above names.
 _PATH_SEND = re.compile(r"(?:^|[/_.:-])(send(?:_?(?:messages?|mail|email|sms|notifications?|push|alerts?))?"
@@ -69,6 +74,9 @@ def judge(call: Call, method: str, urls: list[str], *, verbs_in_path: bool = Tru
             _PATH_SEND.search(url.split("://", 1)[-1].split("?", 1)[0].split("/", 1)[-1]))
         if messages or pays or sends:
             call.flag(cat.OUTWARD_MESSAGE)
+        if method in ("POST", "PUT") and not local and verbs_in_path and _IDENTITY_COLLECTION.search(
+                url.split("://", 1)[-1].split("?", 1)[0].split("/", 1)[-1]):
+            call.flag(cat.CREDENTIAL_CREATION)  # `POST …/api/v2.0/robots`, `…/personal_access_tokens`: a credential
         datastore = port in _DATASTORE_PORTS or "elastic" in host or "opensearch" in host or "solr" in host or \
             "couch" in host
         if (_DATASTORE_DESTROY.search(rest) and method in _WRITES) or (datastore and method == "DELETE"):
