@@ -36,7 +36,9 @@ _HOME_DIRS = (".config/systemd/user", ".config/autostart", "Library/LaunchAgents
               ".local/share/systemd/user", ".config/upstart", ".kde/Autostart", ".config/plasma-workspace/env",
               ".ipython/profile_default/startup", ".gradle/init.d", ".config/zsh", ".oh-my-zsh/custom", ".zsh/",
               # Jupyter's configuration (`c.ServerApp.…` is Python run at every start) and kernel specs (argv)
-              ".jupyter", ".local/share/jupyter/kernels", ".ipython", ".sbt/1.0/plugins", ".sbt/1.0/global.sbt")
+              ".jupyter", ".local/share/jupyter/kernels", ".ipython", ".sbt/1.0/plugins", ".sbt/1.0/global.sbt",
+              # PowerShell's profiles (every pwsh start), on Linux and in a Windows home
+              ".config/powershell", "Documents/PowerShell", "Documents/WindowsPowerShell")
 _SYSTEM_PREFIXES = ("/etc/cron", "/var/spool/cron", "/etc/anacrontab", "/etc/systemd", "/lib/systemd",
                     "/usr/lib/systemd", "/etc/init.d", "/etc/rc.local", "/etc/rc", "/etc/profile",
                     "/etc/bash.bashrc", "/etc/zsh", "/etc/environment", "/etc/ld.so.preload", "/etc/xdg/autostart",

@@ -138,8 +138,8 @@ def judge_words(call: Call, args: list[Word]) -> None:
     for word in args[:32]:
         value = word.value
         follows_option, after_option = after_option, value.startswith("-") and "=" not in value
-        if follows_option:
-            continue  # most likely the option's value (`pytest -k test_delete_user`)
+        if follows_option and not value.startswith("-"):
+            continue  # most likely the option's value (`pytest -k test_delete_user`); an option is never one
         if value.startswith("--") and len(value) > 3:
             name = value[2:].split("=", 1)[0].lower()
             category = _verb(name, _OPTION_VERBS) or (
