@@ -34,6 +34,7 @@ _SECRET_DIRS = frozenset({".ssh", ".aws", ".azure", ".gnupg"})
 # cloud service-account keys, password databases (a certificate chain or a public key is not secret).
 _KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx", ".p8", ".der", ".pkcs12",
                  ".age", ".gpg-key", ".asc-secret", ".keytab", ".sso", ".kdb", ".sth")  # Kerberos; Oracle/IBM wallets
+_PRIVATE_SUFFIXES = (".key", ".ppk", ".p8", ".keytab", ".age", ".kdbx", ".gpg-key", ".asc-secret", ".sso")
 _PUBLIC_KEY_HINTS = re.compile(
     r"(?:^|[._-])(?:pub|public|cert|crt|chain|fullchain|ca|ca-bundle|cacert|cacerts|root|trust|truststore)(?:[._-]|$)",
     re.I)
@@ -74,6 +75,8 @@ _HOME_SECRET_SEGMENTS = (".snowsql", ".m2/settings.xml", ".m2/settings-security.
 def is_key_material(name: str) -> bool:
     """A file name that says it holds a private key, a keystore or a credential (`server.key`, `app.p12`,
     `config/master.key`, `gcp-sa.json`, a browser's `Cookies` store); a certificate or public key is not."""
+    if name.endswith(_PRIVATE_SUFFIXES):
+        return True  # `ca.key`, `client.root.key`: a CA's or root's private key is no less one
     if name.endswith(_KEY_SUFFIXES):
         stem = name.rsplit(".", 1)[0]
         return not _PUBLIC_KEY_HINTS.search(stem)

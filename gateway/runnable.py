@@ -80,6 +80,8 @@ _AUTO_APPROVE = re.compile(r"""["']?[\w.-]*(?:auto[-_.]?approve|autoapprove|yolo
                            r"""|chat\.tools\.|terminal\.integrated\.(?:automationprofile|env\.)|approval[-_]?policy"""
                            r"""|sandbox[-_]?mode|auto[-_]?execute|yes[-_]?always|unsafe)[\w.-]*["']?\s*[:=]""", re.I)
 _RUNS_ON_OPEN = re.compile(r""""runOn"\s*:\s*"folderOpen"|"runOptions"\s*:\s*\{[^}]*folderOpen""", re.I)
+_SECRET_VARIABLE = re.compile(r"\$\{?([A-Z][A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY"
+                              r"|CREDENTIALS?)[A-Z0-9_]*)\b")
 _PWN_REQUEST = re.compile(r"\bpull_request_target\b")
 _PR_HEAD = re.compile(r"github\.event\.pull_request\.head\.(?:sha|ref)|refs/pull/|github\.head_ref")
 _SETTINGS_FILES = ("settings.json", "settings.local.json", "config.toml", "config.json", "config.yaml", "config.yml",
@@ -114,7 +116,8 @@ def write_equivalent(input: Mapping[str, Any], cwd: str | None, home: str) -> tu
 
 def is_ci_definition(path: str, text: str = "") -> bool:
     name = posixpath.basename(path)
-    return name in _CI_FILES or (any(f"/{d}" in path for d in _CI_DIRS) and name.endswith((".yml", ".yaml"))) or (
+    return name in _CI_FILES or name.endswith((".gitlab-ci.yml", ".gitlab-ci.yaml")) or (  # GitLab's included files
+        any(f"/{d}" in path for d in _CI_DIRS) and name.endswith((".yml", ".yaml"))) or (
         name.endswith((".yml", ".yaml")) and "tekton.dev/" in text[:4096])  # a Tekton Task or Pipeline
 
 
@@ -276,6 +279,9 @@ def ci_commands(text: str) -> str:
                        for line in lines)
     script = _MACRO.sub(lambda m: "${" + re.sub(r"\W", "_", m.group(1)).upper()
                         + ("_SECRET" if _SECRET_WORD.search(m.group(1)) else "") + "}", script)
+    # A CI variable named for a secret is one (`$CI_JOB_TOKEN`, `$RENOVATE_TOKEN`, `${DEPLOY_PASSWORD}`): GitLab,
+    # CircleCI and Buildkite inject them by name, with no syntax that says "secret"
+    secret_env |= set(_SECRET_VARIABLE.findall(script))
     for name in sorted(secret_env)[:64]:
         script = re.sub(r"\$\{?" + re.escape(name) + r"\b\}?", "${" + name + "_SECRET}", script)
     return script[:_MAX_TEXT]

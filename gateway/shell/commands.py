@@ -170,6 +170,7 @@ HANDLERS: dict[str, Handler] = {
        for name, judge in operations.PUBLISHERS.items()},
     "go": operations.with_judges(packages.HANDLERS["go"], *operations.RUNNER_AND_PUBLISH, operations.LAUNCHED),
     "nix": operations.with_judges(default_handler, operations.RUNNER),
+    **dict.fromkeys(["cs", "coursier"], operations.with_judges(default_handler, operations.RUNNER)),
     "ansible": ansible.ansible,
     "boundary": access.boundary,
     # infrastructure, databases, registries, processes, credential stores
@@ -240,6 +241,9 @@ _VERSIONED = (
     (re.compile(r"ruby[0-9.]+"), interpreters.ruby),
     (re.compile(r"php[0-9.]+"), interpreters.php),
     (re.compile(r"lua[0-9.]+"), foreign.HANDLERS["lua"]),
+    # Clients of databases that speak another's protocol under their own name (`ysqlsh`, `ycqlsh`, `ksql`):
+    # handed SQL like psql or cqlsh
+    (re.compile(r"[a-z0-9_-]{1,24}(?:sql|sqlsh|cqlsh)(?:\.exe)?"), HANDLERS["psql"]),
 )
 
 

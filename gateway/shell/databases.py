@@ -50,7 +50,8 @@ _READ_ONLY_SQL = frozenset({"SELECT", "WITH", "SHOW", "EXPLAIN", "DESCRIBE", "DE
                             # Db2's command line processor
                             "CONNECT", "GET", "TERMINATE", "EXPORT", "REORGCHK"})
 _DESTROYED_OBJECTS = ("DATABASE", "TABLE", "SCHEMA", "COLLECTION", "KEYSPACE", "INDEX", "VIEW", "MATERIALIZED",
-                      "COLUMNFAMILY", "OWNED", "USER", "ROLE")
+                      "COLUMNFAMILY", "OWNED", "USER", "ROLE", "STREAM", "TOPIC", "CONNECTOR", "TABLESPACE",
+                      "WAREHOUSE", "NAMESPACE", "CATALOG")
 
 
 _CLIENT_LINE = re.compile(r"(?im)^(\s*(?:WHENEVER|SPOOL|PROMPT|COLUMN|COL|REM|REMARK|TTITLE|BTITLE|BREAK|COMPUTE"
@@ -95,8 +96,9 @@ def sql_effect(sql: str) -> str | None:
         # EMPTY TABLE` empties it
         if (first[:1] in (["LOAD"], ["IMPORT"]) and "REPLACE" in words) or "WITH EMPTY TABLE" in " ".join(words):
             return cat.DATABASE_DESTROY
-        if first and first[0] not in _READ_ONLY_SQL:
-            worst = cat.DATABASE_CHANGE
+        if first and (first[0] not in _READ_ONLY_SQL or first[:2] in (["SET", "CLUSTER"], ["SET", "GLOBAL"],
+                                                                       ["SET", "PERSIST"])):
+            worst = cat.DATABASE_CHANGE  # `SET CLUSTER SETTING …`, `SET GLOBAL …`: the server's, not the session's
     return worst
 
 

@@ -141,6 +141,10 @@ def pre_commit(call: Call) -> Flow:
         found = (config.value, chosen) if config is not None and chosen is not None else manifest(call, PRE_COMMIT)
         only = words[1] if words[:1] == ["run"] and len(words) > 1 else None
         run_lines(call, found, lambda text: pre_commit_hooks(text, only))
+    if words[:1] == ["install"]:  # it writes a git hook that runs on every commit (or push …) from now on
+        types = [call.args[i + 1].value for i, w in enumerate(call.args[:-1]) if w.value in ("-t", "--hook-type")]
+        for hook in types or ["pre-commit"]:
+            call.write(Word(f".git/hooks/{hook}"))
     return default_handler(call)
 
 

@@ -50,7 +50,8 @@ def check_arguments(call: Call) -> None:
     if any(("stratum" in w.value or "pool" in w.value or "nicehash" in w.value) and _POOL.search(w.value)
            for w in call.args[:64] if len(w.value) < 4096):
         call.flag(cat.RESOURCE_EXHAUSTION)
-    if call.name in LOAD_GENERATORS and (any(_remote_url(w.value) for w in call.args[:64]) or _aims_script(call)):
+    if call.name in LOAD_GENERATORS and (any(_remote_url(w.value) or _remote_address(w.value) for w in call.args[:64])
+                                         or _aims_script(call)):
         call.flag(cat.RESOURCE_EXHAUSTION)  # `hey -c 2000 https://api.example.com`: a flood of a live service
     if call.name.removesuffix(".sh") in BENCHMARKS and _remote_server(call):
         call.flag(cat.RESOURCE_EXHAUSTION)  # `kafka-producer-perf-test … bootstrap.servers=kafka-prod:9092`
@@ -85,6 +86,14 @@ def _remote_server(call: Call) -> bool:
     servers = [part for value in named for part in value.split(",")[:8] if not part.isdigit()]
     return any(not hosts.is_local(hosts.user_host(h) or "localhost") for h in servers) or any(
         _remote_url(v) for v in values)
+
+
+_ADDRESS = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,253}:\d{1,5}")
+
+
+def _remote_address(value: str) -> bool:
+    """`engine.payments.internal:443` as gRPC and TCP load tools take their target: a host that is not this one."""
+    return bool(_ADDRESS.fullmatch(value)) and not hosts.is_local(hosts.normalize(value) or "localhost")
 
 
 def _aims_script(call: Call) -> bool:

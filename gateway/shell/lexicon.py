@@ -32,6 +32,8 @@ VERBS: dict[str, str] = {
 _OPTION_VERBS = frozenset({"delete", "destroy", "purge", "wipe", "erase", "nuke", "drop", "truncate", "obliterate",
                            "expunge", "deploy", "publish", "upload", "submit", "send", "sendmail", "email", "sms",
                            "broadcast", "charge", "refund", "payout", "push"})
+_REVEALS = re.compile(r"^(?:reveal|unmask|unredact(?:ed)?|plaintext|show-(?:secrets?|tokens?|keys?|passwords?))"
+                      r"(?:$|[-_])")
 _RESETS_DATA = re.compile(r"(?:reset|recreate|clear|clean)[-_](?:database|db|data|schema|tables?|all|everything)\b")
 _WORD = re.compile(r"^[a-z][a-z0-9]*(?:[-_:][a-z0-9]+)*$")
 _PARTS = re.compile(r"[-_:]")
@@ -143,7 +145,8 @@ def judge_words(call: Call, args: list[Word]) -> None:
         if value.startswith("--") and len(value) > 3:
             name = value[2:].split("=", 1)[0].lower()
             category = _verb(name, _OPTION_VERBS) or (
-                cat.INFRA_DESTROY if _RESETS_DATA.search(name) else None)  # `--reset-database`, `--wipe-db`
+                cat.INFRA_DESTROY if _RESETS_DATA.search(name) else None) or (  # `--reset-database`, `--wipe-db`
+                cat.CREDENTIAL_ACCESS if _REVEALS.search(name) else None)  # `--reveal-secrets`, `--show-token`
             if category is not None:
                 call.flag(category)
             continue

@@ -266,6 +266,8 @@ def _runner(call: Call) -> str | None:
         return cat.PACKAGE_RUNNER  # `uv run https://…/convert.py`: a script from anywhere, run at once
     if name in ("conda", "mamba", "micromamba") and w[:1] == ["env"] and _remote_file_option(call):
         return cat.PACKAGE_RUNNER  # `mamba env create -f https://…/env.yml`: a stranger's packages and pip lines
+    if name in ("cs", "coursier") and w[:1] == ["launch"]:
+        return cat.PACKAGE_RUNNER  # `cs launch org:tool:1.0 -- …`: fetched from a repository and run at once
     if (name == "pnpm" and w[:1] == ["dlx"]) or (name == "yarn" and w[:1] == ["dlx"]) or (
             name == "pipx" and w[:1] == ["run"]) or (name == "uv" and w[:2] == ["tool", "run"]) or (
             name == "bun" and w[:1] == ["x"]):
@@ -286,6 +288,10 @@ def _launched(call: Call) -> str | None:
             name, eq, value = a.value.partition("=")
             if eq and name in ("-Dexec.args", "--args", "-Pargs", "-Dargs"):
                 lexicon.judge_launched(call, [Word(x) for x in value.split()])
+            # A build property that switches publishing on (`-Dquarkus.container-image.push=true`, `-Pdeploy`)
+            last = name[2:].rsplit(".", 1)[-1].lower() if name.startswith(("-D", "-P")) else ""
+            if last in ("push", "deploy", "publish", "release") and value.lower() in ("", "true"):
+                return cat.PUBLISH
     elif call.name in ("bazel", "bazelisk") and w[:1] == ["run"]:
         # `bazel run //services/api:image_push -- --tag …`: a target is a program named for its job (rules_oci's
         # push targets, rules_k8s' `.apply`/`.delete`), so its name alone says what running it does

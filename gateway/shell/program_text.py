@@ -102,8 +102,10 @@ _CLOUD_REMOVES = re.compile(r"""\.(?:remove|empty|terminate)\w*\s*\(""")
 _MONEY = re.compile(r"""\b(?:charges|refunds|payouts|transfers|payment_?intents|Charge|Refund|Payout|Transfer"""
                     r"""|PaymentIntent)\.create\s*\(""")
 _MESSAGING_SDK = re.compile(r"""\btwilio\b|sendgrid|slack_sdk|@slack/web-api|\bsmtplib\b|nodemailer|\bmailgun"""
+                            r"""|firebase_admin|firebase-admin|\bapns2?\b|pushnotifications|onesignal"""
                             r"""|postmark|\bresend\b|discord|telegram|\bvonage\b|messagebird""", re.I)
-_MESSAGE_CREATE = re.compile(r"""\.messages\.create\s*\(|\.postMessage\s*\(|\.send\s*\(""")
+_MESSAGE_CREATE = re.compile(r"""\.messages\.create\s*\(|\.postMessage\s*\("""
+                             r"""|\.send(?:_\w+|Each\w*|All|Multicast)?\s*\(""")
 # A secret held by a client object and printed (`print(wandb.Api().api_key)`, `puts client.token`), or read
 # from a secret manager (`get_secret_value`, `access_secret_version`).
 _PRINTS_SECRET_ATTRIBUTE = re.compile(
@@ -208,6 +210,8 @@ _CMAKE_COMMAND = re.compile(r"""\bCOMMAND\s+((?:[^()\n]|\([^()\n]*\)){1,2000}?)(
                             r"""|OUTPUT_QUIET|ERROR_QUIET|DEPENDS|BYPRODUCTS|COMMENT|VERBATIM|OUTPUT|USES_TERMINAL)\b|\s*\))""")
 # Scala's process DSL: `"rm -rf /x".!`, `"curl … | sh" !!` run the string as a command.
 _SCALA_PROCESS = re.compile(r'"([^"\n]{1,400})"\s*\.?\s*!{1,2}(?![=\w])')
+# Groovy (Gradle, Jenkins): `"rm -rf ${x}".execute()` runs the string as a command line.
+_GROOVY_EXECUTE = re.compile(r'"([^"\n]{1,400})"\s*\.execute\s*\(')
 _CMAKE_REMOVE = re.compile(r"""\bfile\s*\(\s*REMOVE(_RECURSE)?\s+([^)]{1,2000})\)""")
 
 
@@ -232,6 +236,24 @@ _SESSION_RUN = re.compile(r"""\bsession\.run(?:_always|_install)?\s*\(\s*((?:"""
                           + _ARG + ")")
 
 
+# Recursive deletes in compiled languages: Go's os.RemoveAll, Rust's remove_dir_all, C#'s Directory.Delete(p, true),
+# Java's FileUtils.deleteDirectory — of a literal path, or of one joined to the home directory.
+_TREE_DELETE = re.compile(r"""\b(?:os\.RemoveAll|remove_dir_all|Directory\.Delete|FileUtils\.deleteDirectory"""
+                          r"""|FileUtils\.forceDelete)\s*\(\s*(?:new\s+File\s*\(\s*)?(?:"([^"\n]{1,400})"|"""
+                          r"""(?:filepath|path|Path)\.(?:Join|join|Combine|of)\s*\(\s*(\w+)\s*,\s*((?:"[^"\n]*"\s*,?\s*){1,8})\))""")
+# A path joined to the home directory (`path.join(os.homedir(), '.kube', 'config')`, `Path.home() / '.aws'`).
+_HOME_JOIN = re.compile(r"""(?:homedir\(\)|Path\.home\(\)|UserHomeDir\(\)|getProperty\(\s*"user\.home"\s*\))"""
+                        r"""\s*(?:,|/)\s*((?:['"][\w.-]{1,64}['"]\s*(?:,|/)?\s*){1,6})""")
+
+
+_HOME_VARIABLE = re.compile(r"""\b(\w+)\s*(?:,\s*\w+\s*)?:?=\s*(?:os\.UserHomeDir\(\)|os\.homedir\(\)|Path\.home\(\)"""
+                            r"""|System\.getProperty\(\s*"user\.home"\s*\)|dirs::home_dir\(\))""")
+
+
+def _home_parts(parts: str) -> str:
+    return "~/" + "/".join(_quoted(parts))
+
+
 def _path(text: str) -> str:
     """A path as the shell would take it: `~` and `$HOME` keep their meaning, anything odd is quoted."""
     return text if re.fullmatch(r"[\w~$./{}@:+-]+", text) else shlex.quote(text)
@@ -250,6 +272,12 @@ def other_languages(code: str) -> list[str]:
     out += [f"{m.group(2)} | {m.group(3)}" if m.group(3) else m.group(2) for m in _JULIA_RUN.finditer(text)][:32]
     out += [f"rm -rf {_path(m.group(1))}" for m in _PWSH_REMOVE.finditer(text)][:32]
     out += [f"{m.group(1)} {m.group(2)}".replace('\\"', '"') for m in _DOTNET_START.finditer(text)][:32]
+    homes = set(_HOME_VARIABLE.findall(text))  # `h, _ := os.UserHomeDir()`, `var home = os.homedir()`
+    for match in list(_TREE_DELETE.finditer(text))[:32]:
+        if match.group(1) is not None:
+            out.append(f"rm -rf {_path(match.group(1))}")
+        elif "home" in match.group(2).lower() or match.group(2) in homes:  # a folder of its own making is its own
+            out.append(f"rm -rf {_home_parts(match.group(3))}")
     for match in list(_SESSION_RUN.finditer(text))[:32]:
         line = command_line(list(_quoted(match.group(1))))
         if line:
@@ -273,6 +301,7 @@ def shell_handoffs(code: str) -> list[str]:
         if words:
             out.append(shlex.join(words))
     out.extend(m.group(1) for m in list(_SCALA_PROCESS.finditer(text))[:32])
+    out.extend(m.group(1) for m in list(_GROOVY_EXECUTE.finditer(text))[:32])
     for match in list(_CMAKE_REMOVE.finditer(text))[:32]:
         try:
             paths = shlex.split(match.group(2))
@@ -388,6 +417,8 @@ def judge(call: Call, code: str, language: str | None) -> None:
         call.flag(category)
     for host in hostnames.url_hosts(code):
         call.host(host)
+    for match in list(_HOME_JOIN.finditer(code[: 1 << 16]))[:32]:
+        call.read(Word(_home_parts(match.group(1))))  # `path.join(os.homedir(), '.kube', 'config')`
     for match in _QUOTED_PATH.finditer(code):
         if match.group(3) is not None:
             call.read(Word("~" + match.group(3)))  # `${homedir()}/.aws/credentials`

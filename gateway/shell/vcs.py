@@ -63,6 +63,9 @@ def git(call: Call) -> Flow:
         sub = alias.split(maxsplit=1)[0] if alias.split() else sub
     if sub == "push" and not any(w.value in ("--dry-run", "-n") for w in rest):
         call.flag(cat.GIT_PUSH)
+    if sub == "rm" and not any(w.value in ("--cached", "--dry-run", "-n") for w in rest):
+        for word in [w for w in rest if not w.value.startswith("-")][:64]:
+            call.delete(word, any(w.value == "-r" for w in rest))  # `git rm CLAUDE.md` deletes it, like rm
     if _discards_work(sub, rest, settings):
         call.flag(cat.DESTRUCTIVE_GIT)
     if sub == "submodule" and rest and rest[0].value == "foreach":
