@@ -33,8 +33,9 @@ _SECRET_DIRS = frozenset({".ssh", ".aws", ".azure", ".gnupg"})
 # Key material recognised by its kind, wherever it is: private keys and keystores, framework master keys,
 # cloud service-account keys, password databases (a certificate chain or a public key is not secret).
 _KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx", ".p8", ".der", ".pkcs12",
-                 ".age", ".gpg-key", ".asc-secret", ".keytab", ".sso", ".kdb", ".sth")  # Kerberos; Oracle/IBM wallets
-_PRIVATE_SUFFIXES = (".key", ".ppk", ".p8", ".keytab", ".age", ".kdbx", ".gpg-key", ".asc-secret", ".sso")
+                 ".age", ".gpg-key", ".asc-secret", ".keytab", ".sso", ".kdb", ".sth",  # Kerberos; Oracle/IBM wallets
+                 ".keyring")  # Ceph's client keys
+_PRIVATE_SUFFIXES = (".key", ".ppk", ".p8", ".keytab", ".age", ".kdbx", ".gpg-key", ".asc-secret", ".sso", ".keyring")
 _PUBLIC_KEY_HINTS = re.compile(
     r"(?:^|[._-])(?:pub|public|cert|crt|chain|fullchain|ca|ca-bundle|cacert|cacerts|root|trust|truststore)(?:[._-]|$)",
     re.I)
@@ -69,7 +70,11 @@ def seeks_secrets(pattern: str) -> bool:
 _HOME_SECRET_SEGMENTS = (".snowsql", ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
                          ".dbt/profiles.yml", ".databrickscfg", ".nuget/NuGet/NuGet.Config", ".microsoft/usersecrets",
                          ".password-store", ".s3cfg", ".boto", ".my.cnf", ".fly", ".supabase", ".wrangler",
-                         ".terraformrc", ".oci", ".pulumi/credentials.json", ".twilio-cli", ".kube", ".minikube")
+                         ".terraformrc", ".oci", ".pulumi/credentials.json", ".twilio-cli", ".kube", ".minikube",
+                         # research computing: iRODS, OpenStack, Foreman, Gitea, AWX/Tower, Globus, Apptainer remotes
+                         ".irods/.irodsA", ".config/openstack/clouds.yaml", ".config/openstack/secure.yaml",
+                         ".hammer", ".config/tea", ".tower_cli.cfg", ".globus", ".apptainer/remote.yaml",
+                         ".singularity/remote.yaml", ".config/hub")
 
 
 def is_key_material(name: str) -> bool:
@@ -214,6 +219,7 @@ _SYSTEM_SECRETS = frozenset(
         "/etc/sudoers",
         "/etc/master.passwd",
         "/etc/security/opasswd",
+        "/etc/slurm/slurmdbd.conf",  # the accounting database's password
     }
 )
 _SYSTEM_SECRET_DIRS = ("/etc/sudoers.d",)

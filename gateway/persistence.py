@@ -31,6 +31,7 @@ _HOME_FILES = STARTUP_FILES | frozenset({
     ".gradle/gradle.properties", ".docker/config.json", ".config/git/attributes", ".gitattributes", ".mavenrc",
     ".mvn/jvm.config", ".config/pip/pip.ini", ".iex.exs", ".erlang", ".config/erlang/.erlang", ".ghci",
     ".ghc/ghci.conf", ".sbtrc", ".config/jshell/startup.jsh", ".lein/profiles.clj", ".clojure/deps.edn",
+    "Documents/MATLAB/startup.m", "ado/personal/profile.do", ".stata/profile.do",
 })
 _HOME_DIRS = (".config/systemd/user", ".config/autostart", "Library/LaunchAgents", ".config/fish/conf.d",
               ".local/share/systemd/user", ".config/upstart", ".kde/Autostart", ".config/plasma-workspace/env",

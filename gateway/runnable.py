@@ -143,6 +143,8 @@ def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
         return "\n".join(declared.pre_commit_hooks(text)), ()
     if any(path.endswith("/" + m) for m in declared.MISE):  # its tasks and hooks
         return "\n".join(declared.mise_lines(text, None)), ()
+    if declared.is_workflow_file(name):  # a workflow engine runs its rules' and processes' commands
+        return "\n".join(declared.workflow_commands(name, text)), ()
     if name in declared.TILTFILES:  # `tilt up` runs its local commands
         return "\n".join(declared.tiltfile_commands(text)), ()
     if name == "composer.json":  # its scripts, run by composer's events and by name

@@ -26,7 +26,7 @@ MAX_WORDS = 512
 
 SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".fish", ".py", ".ipynb", ".js", ".mjs", ".cjs", ".ts", ".mts",
                    ".cts", ".rb", ".pl", ".php", ".mk", ".sql", ".exs", ".lua", ".jl", ".r", ".R", ".tcl", ".ps1",
-                   ".groovy", ".kts", ".swift", ".go", ".cmake", ".sls", ".dart")
+                   ".groovy", ".kts", ".swift", ".go", ".cmake", ".sls", ".dart", ".nf", ".cwl", ".smk", ".do", ".m")
 # Runner → the files it loads from its directory when none is named.
 MANIFESTS: dict[str, tuple[str, ...]] = {
     "make": ("Makefile", "makefile", "GNUmakefile"),
@@ -51,6 +51,9 @@ MANIFESTS: dict[str, tuple[str, ...]] = {
     "mise": ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml"),
     "tilt": ("Tiltfile",),
     "tox": ("tox.ini",),
+    "snakemake": ("Snakefile", "workflow/Snakefile", "snakefile"),
+    "nextflow": ("main.nf",),
+    "dvc": ("dvc.yaml",),
     "nox": ("noxfile.py",),
     **dict.fromkeys(("compose", "docker-compose", "podman-compose"), ("compose.yaml", "compose.yml",
                                                                        "docker-compose.yml", "docker-compose.yaml")),

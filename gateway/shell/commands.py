@@ -17,6 +17,7 @@ from gateway.shell import (
     fanout,
     files,
     foreign,
+    hpc,
     interpreters,
     media,
     network,
@@ -195,6 +196,7 @@ HANDLERS: dict[str, Handler] = {
     "wipefs": system.wipefs,
     "history": system.history,
     "crontab": system.crontab,
+    "scrontab": system.crontab,  # Slurm's crontab: jobs submitted on a schedule
     **dict.fromkeys(["at", "batch", "atq", "atrm"], system.at),
     "systemd-run": system.systemd_run,
     "launchctl": system.launchctl,
@@ -205,6 +207,7 @@ HANDLERS: dict[str, Handler] = {
                      "nproc", "uptime"], no_effect),
 }
 
+HANDLERS.update(hpc.HANDLERS)
 HANDLERS.update(declared.HANDLERS)  # before the tables: mise's table follows `mise exec` on top of it
 # Powerful CLIs judged by their known-safe tables (gateway/shell/cli_tables), on top of their own handler.
 for _name in clis.tables():

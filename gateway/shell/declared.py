@@ -1,5 +1,5 @@
 """Commands a project declares in its tools' own files, run by those tools: pre-commit hooks, mise tasks and
-hooks, Tiltfiles, tox environments, noxfiles.
+hooks, Tiltfiles, tox environments, noxfiles, scientific workflows (Snakemake, Nextflow, CWL, DVC stages).
 
 `pre-commit run` (and the git hook `pre-commit install` puts in place) runs the `entry` of each local hook in
 `.pre-commit-config.yaml`; `mise run X` runs task X of `mise.toml`, and mise runs its `[hooks]` on its own
@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from gateway.shell import categories as cat
 from gateway.shell.flow import Flow
 from gateway.shell.generic import default_handler
 from gateway.shell.invocation import Call
@@ -126,6 +127,103 @@ def nox(call: Call) -> Flow:
     return default_handler(call)
 
 
+# Scientific workflow engines: Snakemake's `shell:` directives, Nextflow's `script:`/`shell:` blocks, a CWL tool's
+# command line, DVC's stage commands.
+_SNAKE_SHELL = re.compile(r"""(?m)^\s*shell\s*:\s*(?:\n\s*)?(?:r|f)?("{3}|'{3}|"|')(.*?)\1""", re.S)
+_NF_SCRIPT = re.compile(r"""(?m)^\s*(?:script|shell)\s*:\s*\n\s*(?:"{3}|'{3})(.*?)(?:"{3}|'{3})""", re.S)
+SNAKEFILES = ("Snakefile", "workflow/Snakefile", "snakefile")
+_GROOVY_VALUE = re.compile(r"[$!]\{[^{}\n]{0,200}\}")
+
+
+def workflow_commands(name: str, text: str) -> list[str]:
+    """The commands a workflow file runs, by its kind (`Snakefile`/`.smk`, `.nf`, `.cwl`, `dvc.yaml`)."""
+    text = text[: 1 << 16]
+    if name.endswith(".nf"):
+        # Groovy's interpolations (`${bam.baseName}`, a shell block's `!{x}`) are values Nextflow fills in
+        return [_GROOVY_VALUE.sub("${NF_VALUE}", m.group(1)) for m in _NF_SCRIPT.finditer(text)][:_MAX]
+    if name.endswith(".cwl"):
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            return []
+        if not isinstance(data, dict):
+            return []
+        base = _commands(data.get("baseCommand"))
+        arguments = [a for a in data.get("arguments", []) if isinstance(a, str)] if isinstance(
+            data.get("arguments"), list) else []
+        return [" ".join([*base, *arguments])] if base else []
+    if name == "dvc.yaml":
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            return []
+        stages = data.get("stages") if isinstance(data, dict) else None
+        return [c for stage in (stages.values() if isinstance(stages, dict) else []) if isinstance(stage, dict)
+                for c in _commands(stage.get("cmd"))][:_MAX]
+    return [m.group(2) for m in _SNAKE_SHELL.finditer(text)][:_MAX]
+
+
+def is_workflow_file(name: str) -> bool:
+    return name in SNAKEFILES or name.endswith((".smk", ".nf", ".cwl")) or name == "dvc.yaml"
+
+
+def _remote(word: str) -> bool:
+    return word.startswith(("http://", "https://", "git@", "github:")) or ("://" in word)
+
+
+def nextflow(call: Call) -> Flow:
+    """`nextflow run PIPELINE`: a pipeline named `org/repo` (or a URL) is fetched and run — its processes run
+    here; a local `.nf` file's `script:` blocks are read."""
+    words = [w for w in call.args if not w.value.startswith("-")]
+    if words[:1] and words[0].value == "run" and len(words) > 1:
+        target = words[1]
+        if target.value.endswith(".nf") or target.value.startswith((".", "/")):
+            content = call.file_content(target)
+            run_lines(call, (target.value, content) if content is not None else None,
+                      lambda text: workflow_commands(".nf", text))
+        elif "/" in target.value or _remote(target.value):
+            call.flag(cat.PACKAGE_RUNNER)  # `nextflow run nf-core/rnaseq`: fetched from its repository and run
+    return default_handler(call)
+
+
+def snakemake(call: Call) -> Flow:
+    """`snakemake [-s FILE]`: its rules' `shell:` commands; a Snakefile from a URL is remote code."""
+    args = call.args
+    named = next((args[i + 1] for i, w in enumerate(args[:-1]) if w.value in ("-s", "--snakefile")), None)
+    if named is not None and _remote(named.value):
+        call.flag(cat.REMOTE_CODE)
+        return default_handler(call)
+    if named is not None:
+        content = call.file_content(named)
+        found = (named.value, content) if content is not None else None
+    else:
+        found = next((f for f in (manifest(call, (n,)) for n in SNAKEFILES) if f is not None), None)
+    if not any(w.value in ("-n", "--dry-run", "--dryrun", "--list", "-l", "--lint", "--dag", "--rulegraph")
+               for w in args):
+        run_lines(call, found, lambda text: workflow_commands("Snakefile", text))
+    return default_handler(call)
+
+
+def cwltool(call: Call) -> Flow:
+    """`cwltool TOOL.cwl JOB.yml`: the tool's command line runs; a tool fetched from a URL is remote code."""
+    operands = [w for w in call.args if not w.value.startswith("-")]
+    if operands and _remote(operands[0].value):
+        call.flag(cat.REMOTE_CODE)
+    elif operands:
+        content = call.file_content(operands[0])
+        run_lines(call, (operands[0].value, content) if content is not None else None,
+                  lambda text: workflow_commands(".cwl", text))
+    return default_handler(call)
+
+
+def dvc(call: Call) -> Flow:
+    """`dvc repro` / `dvc exp run`: the stages' commands of dvc.yaml."""
+    words = [w.value for w in call.args if not w.value.startswith("-")]
+    if words[:1] == ["repro"] or words[:2] == ["exp", "run"]:
+        run_lines(call, manifest(call, ("dvc.yaml",)), lambda text: workflow_commands("dvc.yaml", text))
+    return default_handler(call)
+
+
 def tiltfile_commands(text: str) -> list[str]:
     return [m.group(2) if m.group(2) is not None else m.group(4) for m in _TILT_CALL.finditer(text[: 1 << 16])][:_MAX]
 
@@ -167,4 +265,6 @@ def tilt(call: Call) -> Flow:
     return default_handler(call)
 
 
-HANDLERS = {"pre-commit": pre_commit, "prek": pre_commit, "mise": mise, "tilt": tilt, "tox": tox, "nox": nox}
+HANDLERS = {"pre-commit": pre_commit, "prek": pre_commit, "mise": mise, "tilt": tilt, "tox": tox, "nox": nox,
+            "nextflow": nextflow, "snakemake": snakemake, "cwltool": cwltool, "cwl-runner": cwltool, "toil-cwl-runner":
+            cwltool, "dvc": dvc}

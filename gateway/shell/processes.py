@@ -23,6 +23,8 @@ DAEMONS = frozenset({"init", "systemd", "sshd", "cron", "crond", "dockerd", "con
                      "gpg-agent", "pulseaudio", "pipewire", "Xwayland", "xwayland",
                      # cluster and network agents of the machine: schedulers, service meshes, VPNs, proxies
                      "nomad", "consul", "vault", "tailscaled", "tailscale", "cloudflared", "nats-server", "minio",
+                     "slurmd", "slurmctld", "slurmdbd", "munged", "pbs_mom", "pbs_server", "sge_execd", "ceph-osd",
+                     "ceph-mon", "irodsServer", "lustre", "nfsd", "rpcbind", "sssd", "ipa", "krb5kdc", "kadmind",
                      "traefik", "caddy", "haproxy", "envoy", "prometheus", "grafana-server", "node_exporter",
                      "telegraf", "fluent-bit", "fluentd", "vector", "k3s", "k3s-server", "kube-apiserver",
                      "kube-proxy", "kube-scheduler", "kube-controller-manager", "supervisord", "wireguard",

@@ -250,6 +250,9 @@ _HOME_VARIABLE = re.compile(r"""\b(\w+)\s*(?:,\s*\w+\s*)?:?=\s*(?:os\.UserHomeDi
                             r"""|System\.getProperty\(\s*"user\.home"\s*\)|dirs::home_dir\(\))""")
 
 
+_STATA_SHELL = re.compile(r"(?m)^\s*shell\s+(\S.{0,2000})$")  # Stata's `shell CMD` line
+
+
 def _home_parts(parts: str) -> str:
     return "~/" + "/".join(_quoted(parts))
 
@@ -272,6 +275,7 @@ def other_languages(code: str) -> list[str]:
     out += [f"{m.group(2)} | {m.group(3)}" if m.group(3) else m.group(2) for m in _JULIA_RUN.finditer(text)][:32]
     out += [f"rm -rf {_path(m.group(1))}" for m in _PWSH_REMOVE.finditer(text)][:32]
     out += [f"{m.group(1)} {m.group(2)}".replace('\\"', '"') for m in _DOTNET_START.finditer(text)][:32]
+    out += [m.group(1) for m in _STATA_SHELL.finditer(text)][:32]
     homes = set(_HOME_VARIABLE.findall(text))  # `h, _ := os.UserHomeDir()`, `var home = os.homedir()`
     for match in list(_TREE_DELETE.finditer(text))[:32]:
         if match.group(1) is not None:

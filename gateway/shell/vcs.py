@@ -61,8 +61,9 @@ def git(call: Call) -> Flow:
             call.run_script(alias[1:])
             return OPAQUE
         sub = alias.split(maxsplit=1)[0] if alias.split() else sub
-    if sub == "push" and not any(w.value in ("--dry-run", "-n") for w in rest):
-        call.flag(cat.GIT_PUSH)
+    if (sub == "push" or (sub == "lfs" and rest[:1] and rest[0].value == "push")) and not any(
+            w.value in ("--dry-run", "-n") for w in rest):
+        call.flag(cat.GIT_PUSH)  # `git lfs push --all origin` pushes too
     if sub == "rm" and not any(w.value in ("--cached", "--dry-run", "-n") for w in rest):
         for word in [w for w in rest if not w.value.startswith("-")][:64]:
             call.delete(word, any(w.value == "-r" for w in rest))  # `git rm CLAUDE.md` deletes it, like rm
