@@ -168,8 +168,7 @@ def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
         return ("\n".join(_SALT_COMMAND.findall(text)) if re.search(r"\bcmd\.(?:run|script|wait)\b", text) else ""), ()
     if name.endswith(_MSBUILD):  # `dotnet build`/`test` runs the Exec tasks; `$(Name)` is a property's value
         lines = "\n".join(html.unescape(m) for m in _MSBUILD_EXEC.findall(text))
-        return _MSBUILD_PROPERTY.sub(lambda m: "${" + m.group(1) + ("_SECRET" if _SECRET_WORD.search(m.group(1))
-                                                                    else "") + "}", lines), ()
+        return _MSBUILD_PROPERTY.sub(lambda m: _variable(m.group(1)), lines), ()
     if name == "tox.ini":  # `tox` runs the commands of its environments
         return "\n".join(declared.tox_commands(text, None)), ()
     if name == "Vagrantfile" or name.endswith((".pkr.hcl", ".pkr.json")):  # host-side inline commands
@@ -247,6 +246,12 @@ def _strings(node: Any, key: str | None, out: list[str], secret_env: set[str], d
         out.append(node)
 
 
+def _variable(name: str) -> str:
+    """A value the build service fills in (`$(Build.BuildId)`, MSBuild's `$(NuGetApiKey)`) as the shell variable
+    it amounts to, recognisably a secret when its name says so."""
+    return "${" + re.sub(r"\W", "_", name).upper() + ("_SECRET" if _SECRET_WORD.search(name) else "") + "}"
+
+
 def ci_commands(text: str) -> str:
     """The shell lines of a CI definition, expressions resolved as shell values. A Jenkinsfile is Groovy:
     its `sh '…'` steps are taken as the shell lines."""
@@ -279,8 +284,7 @@ def ci_commands(text: str) -> str:
     # The CI service puts an expression's value into the text before any shell reads it, quotes or not.
     script = "\n".join(_EXPRESSION.sub(_expression, line.replace("'", '"') if "${{" in line else line)
                        for line in lines)
-    script = _MACRO.sub(lambda m: "${" + re.sub(r"\W", "_", m.group(1)).upper()
-                        + ("_SECRET" if _SECRET_WORD.search(m.group(1)) else "") + "}", script)
+    script = _MACRO.sub(lambda m: _variable(m.group(1)), script)
     # A CI variable named for a secret is one (`$CI_JOB_TOKEN`, `$RENOVATE_TOKEN`, `${DEPLOY_PASSWORD}`): GitLab,
     # CircleCI and Buildkite inject them by name, with no syntax that says "secret"
     secret_env |= set(_SECRET_VARIABLE.findall(script))

@@ -406,14 +406,15 @@ class Run:
             status, reason = await self._evaluate()
         if self.watcher is not None:  # the eval's commands were decided after the watcher's last drain
             await self.watcher.poll_once()
-        stats = gateway_counters(self.dir.read_events())  # every gateway this run had, equal to its audit
+        events = self.dir.read_events()
+        stats = gateway_counters(events)  # every gateway this run had, equal to its audit
         write_atomic(self.dir.stats_file, stats)
         self.dir.record(R.RunFinished, status=status, reason=reason)
         self.reporter.run_ended(status, reason)
         await self.reporter.close()
         self.dir.write_run(status=status, finished_at=R.now_iso())
-        self.dir.summary_file.write_text(summary(self.plan, self.run_id, status, statuses, stats,
-                                                 self.dir.read_events()), encoding="utf-8")
+        self.dir.summary_file.write_text(summary(self.plan, self.run_id, status, statuses, stats, events),
+                                         encoding="utf-8")
         if self.cfg.graph.enabled:
             self._write_twin()
         await self.client.aclose()

@@ -30,19 +30,29 @@ def gateway_counters(events: list[Any]) -> dict[str, int]:
     outcomes: ``approvals_asked`` (distinct approvals the run's calls waited for) and ``approvals_open``
     (those never used nor refused since: still waiting, or abandoned when the run stopped)."""
     counts = {"dispatched": 0, **{o: 0 for o in c.OUTCOMES}, "quota_warned": 0}
-    asked: set[str] = set()
+    for ev in events:
+        if isinstance(ev, R.ToolCall):
+            counts["dispatched"] += 1
+            counts[ev.outcome] = counts.get(ev.outcome, 0) + 1
+            counts["quota_warned"] += ev.quota_warned
+    asked, settled = approval_waits(events)
+    counts["approvals_asked"] = len(asked)
+    counts["approvals_open"] = len(asked.keys() - settled)
+    return counts
+
+
+def approval_waits(events: list[Any]) -> tuple[dict[str, R.ToolCall], set[str]]:
+    """(the first call that waited for each approval, by approval id; the approvals a later call used or was
+    refused by). An approval in the first and not the second is still open."""
+    asked: dict[str, R.ToolCall] = {}
     settled: set[str] = set()
     for ev in events:
-        if not isinstance(ev, R.ToolCall):
-            continue
-        counts["dispatched"] += 1
-        counts[ev.outcome] = counts.get(ev.outcome, 0) + 1
-        counts["quota_warned"] += ev.quota_warned
-        if ev.approval_id:
-            (asked if ev.outcome == c.PENDING_APPROVAL else settled).add(ev.approval_id)
-    counts["approvals_asked"] = len(asked)
-    counts["approvals_open"] = len(asked - settled)
-    return counts
+        if isinstance(ev, R.ToolCall) and ev.approval_id:
+            if ev.outcome == c.PENDING_APPROVAL:
+                asked.setdefault(ev.approval_id, ev)
+            else:
+                settled.add(ev.approval_id)
+    return asked, settled
 
 
 def collect(rd: R.RunDir) -> dict[str, Any]:

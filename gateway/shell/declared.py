@@ -23,7 +23,7 @@ from gateway.shell import categories as cat
 from gateway.shell.flow import Flow
 from gateway.shell.generic import default_handler
 from gateway.shell.invocation import Call
-from gateway.shell.tasks import manifest, run_lines
+from gateway.shell.tasks import manifest, named_file, run_lines
 from gateway.shell.words import Word
 
 PRE_COMMIT = (".pre-commit-config.yaml", ".pre-commit-config.yml")
@@ -178,9 +178,7 @@ def nextflow(call: Call) -> Flow:
     if words[:1] and words[0].value == "run" and len(words) > 1:
         target = words[1]
         if target.value.endswith(".nf") or target.value.startswith((".", "/")):
-            content = call.file_content(target)
-            run_lines(call, (target.value, content) if content is not None else None,
-                      lambda text: workflow_commands(".nf", text))
+            run_lines(call, named_file(call, target), lambda text: workflow_commands(".nf", text))
         elif "/" in target.value or _remote(target.value):
             call.flag(cat.PACKAGE_RUNNER)  # `nextflow run nf-core/rnaseq`: fetched from its repository and run
     return default_handler(call)
@@ -193,11 +191,7 @@ def snakemake(call: Call) -> Flow:
     if named is not None and _remote(named.value):
         call.flag(cat.REMOTE_CODE)
         return default_handler(call)
-    if named is not None:
-        content = call.file_content(named)
-        found = (named.value, content) if content is not None else None
-    else:
-        found = next((f for f in (manifest(call, (n,)) for n in SNAKEFILES) if f is not None), None)
+    found = named_file(call, named) if named is not None else manifest(call, SNAKEFILES)
     if not any(w.value in ("-n", "--dry-run", "--dryrun", "--list", "-l", "--lint", "--dag", "--rulegraph")
                for w in args):
         run_lines(call, found, lambda text: workflow_commands("Snakefile", text))
@@ -210,9 +204,7 @@ def cwltool(call: Call) -> Flow:
     if operands and _remote(operands[0].value):
         call.flag(cat.REMOTE_CODE)
     elif operands:
-        content = call.file_content(operands[0])
-        run_lines(call, (operands[0].value, content) if content is not None else None,
-                  lambda text: workflow_commands(".cwl", text))
+        run_lines(call, named_file(call, operands[0]), lambda text: workflow_commands(".cwl", text))
     return default_handler(call)
 
 
@@ -235,8 +227,7 @@ def pre_commit(call: Call) -> Flow:
     if words[:1] in (["run"], ["install"], ["install-hooks"], ["try-repo"]) or not words:
         config = next((call.args[i + 1] for i, w in enumerate(call.args[:-1]) if w.value in ("-c", "--config")),
                       None)
-        chosen = call.file_content(config) if config is not None else None
-        found = (config.value, chosen) if config is not None and chosen is not None else manifest(call, PRE_COMMIT)
+        found = (named_file(call, config) if config is not None else None) or manifest(call, PRE_COMMIT)
         only = words[1] if words[:1] == ["run"] and len(words) > 1 else None
         run_lines(call, found, lambda text: pre_commit_hooks(text, only))
     if words[:1] == ["install"]:  # it writes a git hook that runs on every commit (or push …) from now on
@@ -252,7 +243,7 @@ def mise(call: Call) -> Flow:
     words = [w.value for w in call.args if not w.value.startswith("-")]
     if words[:1] in (["run"], ["r"]) or words[:2] == ["tasks", "run"]:
         names = words[2:] if words[0] == "tasks" else words[1:]
-        found = next((f for f in (manifest(call, (name,)) for name in MISE) if f is not None), None)
+        found = manifest(call, MISE)
         run_lines(call, found, lambda text: mise_lines(text, names or None))
     return default_handler(call)
 

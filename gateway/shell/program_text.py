@@ -263,7 +263,13 @@ def _path(text: str) -> str:
 
 
 def _quoted(text: str) -> list[str]:
-    return [a or b for a, b in re.findall(r""""([^"\n]*)"|'([^'\n]*)'""", text)]
+    return [a or b for a, b in _LITERAL.findall(text)]
+
+
+def nox_sessions(code: str) -> list[str]:
+    """The command lines a noxfile's `session.run("prog", "arg", …)` calls run."""
+    lines = [command_line(list(_quoted(m.group(1)))) for m in list(_SESSION_RUN.finditer(code[: 1 << 16]))[:32]]
+    return [line for line in lines if line]
 
 
 def other_languages(code: str) -> list[str]:
@@ -282,11 +288,7 @@ def other_languages(code: str) -> list[str]:
             out.append(f"rm -rf {_path(match.group(1))}")
         elif "home" in match.group(2).lower() or match.group(2) in homes:  # a folder of its own making is its own
             out.append(f"rm -rf {_home_parts(match.group(3))}")
-    for match in list(_SESSION_RUN.finditer(text))[:32]:
-        line = command_line(list(_quoted(match.group(1))))
-        if line:
-            out.append(line)
-    return out
+    return out + nox_sessions(text)
 
 
 def shell_handoffs(code: str) -> list[str]:
@@ -315,8 +317,7 @@ def shell_handoffs(code: str) -> list[str]:
             out.append(shlex.join(["rm", "-rf" if match.group(1) else "-f", *paths]))
     for match in list(_ARGV_HANDOFF.finditer(text))[:32]:
         # An argument with interpolation (`'$home/.gradle'` in Dart, `"${dir}/x"` in Kotlin) is computed.
-        argv: list[str | None] = [None if _INTERPOLATION.search(a or b) else (a or b)
-                                  for a, b in _LITERAL.findall(match.group(1))]
+        argv: list[str | None] = [None if _INTERPOLATION.search(a) else a for a in _quoted(match.group(1))]
         argv += [None] if match.group(2) else []
         if argv and argv[0] not in ("sh", "bash", "/bin/sh", "/bin/bash", "zsh"):  # those are _SHELL_HANDOFF's
             line = command_line(argv)
@@ -411,10 +412,8 @@ def judge(call: Call, code: str, language: str | None) -> None:
         if _PWSH_PLAIN_SECRET.search(code):
             call.flag(cat.CREDENTIAL_ACCESS)  # a vault's secrets turned into plain text
     elif language == "python":
-        for match in list(_SESSION_RUN.finditer(code[: 1 << 16]))[:32]:  # a noxfile's sessions
-            session = command_line(list(_quoted(match.group(1))))
-            if session:
-                call.run_script(session)
+        for session in nox_sessions(code):
+            call.run_script(session)
     if floods_memory(code) or floods_disk(code):
         call.flag(cat.RESOURCE_EXHAUSTION)
     for category in dict.fromkeys(sdk_verbs(code, language)):

@@ -63,6 +63,7 @@ def judge(call: Call, method: str, urls: list[str], *, verbs_in_path: bool = Tru
     for url in urls[:64]:
         lowered = url.lower()
         rest = lowered.split("://", 1)[-1]
+        path = rest.split("?", 1)[0].split("/", 1)[-1]
         host = hostnames.bare_url_host(url) or ""
         port_match = re.match(r"^(?:[^@/]*@)?(?:\[[^\]]+\]|[^:/]+):(\d+)", rest)
         port = port_match.group(1) if port_match else ""
@@ -70,12 +71,10 @@ def judge(call: Call, method: str, urls: list[str], *, verbs_in_path: bool = Tru
         messages = not local and any(marker in rest for marker in _MESSAGE_HOSTS) and (
             method in _WRITES or "/bot" in rest)
         pays = method in _WRITES and any(rest.startswith(h) for h in _PAYMENT_HOSTS)
-        sends = method in _WRITES and not local and verbs_in_path and bool(
-            _PATH_SEND.search(url.split("://", 1)[-1].split("?", 1)[0].split("/", 1)[-1]))
+        sends = method in _WRITES and not local and verbs_in_path and bool(_PATH_SEND.search(path))
         if messages or pays or sends:
             call.flag(cat.OUTWARD_MESSAGE)
-        if method in ("POST", "PUT") and not local and verbs_in_path and _IDENTITY_COLLECTION.search(
-                url.split("://", 1)[-1].split("?", 1)[0].split("/", 1)[-1]):
+        if method in ("POST", "PUT") and not local and verbs_in_path and _IDENTITY_COLLECTION.search(path):
             call.flag(cat.CREDENTIAL_CREATION)  # `POST …/api/v2.0/robots`, `…/personal_access_tokens`: a credential
         datastore = port in _DATASTORE_PORTS or "elastic" in host or "opensearch" in host or "solr" in host or \
             "couch" in host
@@ -86,6 +85,6 @@ def judge(call: Call, method: str, urls: list[str], *, verbs_in_path: bool = Tru
         elif method == "DELETE" and not local:
             call.flag(cat.INFRA_DESTROY)
         elif method in _WRITES and not local and verbs_in_path:
-            verb = _PATH_VERB.search(rest.split("?", 1)[0].split("/", 1)[-1])
+            verb = _PATH_VERB.search(path)
             if verb is not None:  # `POST …/admin/tsdb/delete_series`, `…/model-versions/transition-stage`
                 call.flag(cat.INFRA_CHANGE if verb.group(1) in _CHANGE_VERBS else cat.INFRA_DESTROY)

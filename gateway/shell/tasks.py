@@ -34,6 +34,12 @@ def manifest(call: Call, names: tuple[str, ...], directory: Word | None = None) 
     return None
 
 
+def named_file(call: Call, word: Word) -> tuple[str, Flow] | None:
+    """A manifest named on the command line (`-f Procfile.dev`, `-c cfg.yaml`), when its text is known."""
+    content = call.file_content(word)
+    return (word.value, content) if content is not None else None
+
+
 def run_lines(call: Call, found: tuple[str, Flow] | None, lines: Callable[[str], list[str]]) -> None:
     """Analyse the lines the task runs; an unseen manifest's task is unknowable."""
     if found is None:
@@ -168,7 +174,7 @@ def procfile_runner(call: Call) -> Flow:
     words = [w for w in call.args if not w.value.startswith("-")]
     chosen = next((call.args[i + 1] for i, w in enumerate(call.args[:-1]) if w.value in ("-f", "--procfile")), None)
     if chosen is not None:
-        found = (chosen.value, call.file_content(chosen)) if call.file_content(chosen) is not None else None
+        found = named_file(call, chosen)
         words = [w for w in words if w is not chosen]
     else:
         found = manifest(call, ("Procfile", "Procfile.dev"))

@@ -113,21 +113,12 @@ def _show(a: dict[str, Any], indent: str = "") -> None:
 
 def _journaled(rd: Any) -> list[dict[str, Any]]:
     """Approvals a run asked for, as its journal recorded them: calls that waited for a human and never ran."""
-    from orchestrator.rundir import ToolCall
+    from orchestrator.status import approval_waits
 
-    asked: dict[str, dict[str, Any]] = {}
-    ran: set[str] = set()
-    for e in rd.read_events():
-        if not isinstance(e, ToolCall) or not e.approval_id:
-            continue
-        if e.outcome == "pending_approval":
-            asked.setdefault(e.approval_id, {
-                "approval_id": e.approval_id, "status": "pending", "run_id": rd.run_id, "agent_id": e.agent_id,
-                "role": None, "rule": e.rule, "reason": e.reason, "action_type": e.action_type,
-                "target": e.target, "created_ms": e.at_ms})
-        else:
-            ran.add(e.approval_id)
-    return [a for i, a in asked.items() if i not in ran]
+    asked, settled = approval_waits(rd.read_events())
+    return [{"approval_id": i, "status": "pending", "run_id": rd.run_id, "agent_id": e.agent_id, "role": None,
+             "rule": e.rule, "reason": e.reason, "action_type": e.action_type, "target": e.target,
+             "created_ms": e.at_ms} for i, e in asked.items() if i not in settled]
 
 
 def _operator_key() -> str | None:

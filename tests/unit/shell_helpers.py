@@ -12,3 +12,13 @@ DANGEROUS = ALL_CATEGORIES - {"permission_change"}
 
 def run(command: str, cwd: str | None = CWD) -> ShellAnalysis:
     return analyze(command, cwd, HOME)
+
+
+# The workspace of the sealed corpora's agent (docs/security.md#measuring-generalisation), for the tests that
+# close the classes they showed.
+SHOP = "/home/agent/work/shop"
+
+
+def shop_categories(command: str, files: tuple[tuple[str, str], ...] = ()) -> frozenset[str]:
+    """The categories of ``command`` run in the corpora's workspace, with ``files`` as the hook attaches them."""
+    return analyze(command, SHOP, HOME, files=files).categories

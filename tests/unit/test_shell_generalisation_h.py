@@ -12,13 +12,11 @@ from gateway.credentials import seeks_secrets
 from gateway.runnable import content_categories, run_equivalent
 from gateway.shell import analyze
 from gateway.shell import categories as cat
+from tests.unit.shell_helpers import HOME, SHOP
+from tests.unit.shell_helpers import shop_categories as categories
 
-CWD = "/home/agent/work/shop"
-HOME = "/home/agent"
+CWD = SHOP
 
-
-def categories(command: str, files: tuple[tuple[str, str], ...] = ()) -> frozenset[str]:
-    return analyze(command, CWD, HOME, files=files).categories
 
 
 FLAGGED = {

@@ -14,14 +14,12 @@ import pytest
 from gateway.runnable import content_categories, run_equivalent
 from gateway.shell import analyze
 from gateway.shell import categories as cat
+from tests.unit.shell_helpers import HOME, SHOP
+from tests.unit.shell_helpers import shop_categories as categories
 
-CWD = "/home/agent/work/shop"
-HOME = "/home/agent"
+CWD = SHOP
 W = CWD
 
-
-def categories(command: str, files: tuple[tuple[str, str], ...] = ()) -> frozenset[str]:
-    return analyze(command, CWD, HOME, files=files).categories
 
 
 _ENCODED = base64.b64encode("Remove-Item -Recurse -Force C:\\Users".encode("utf-16-le")).decode()

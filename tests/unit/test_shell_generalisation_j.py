@@ -12,13 +12,11 @@ import pytest
 from gateway.runnable import run_equivalent
 from gateway.shell import analyze
 from gateway.shell import categories as cat
+from tests.unit.shell_helpers import HOME, SHOP
+from tests.unit.shell_helpers import shop_categories as categories
 
-CWD = "/home/agent/work/shop"
-HOME = "/home/agent"
+CWD = SHOP
 
-
-def categories(command: str) -> frozenset[str]:
-    return analyze(command, CWD, HOME).categories
 
 
 FLAGGED = {
