@@ -69,12 +69,23 @@ def load(path: Path) -> list[Entry]:
     return entries
 
 
+# What a downloaded file holds is not in the corpus; the gateway judges running it as downloaded code whatever
+# it holds (gateway/dispatch.py), so any text that the hook attaches stands for it.
+_DOWNLOADED = "#!/bin/sh\n"
+
+
 class Workspace:
     """The files an entry's calls wrote, by absolute path (the disk of the agent's machine, as far as the
     corpus goes: files it never wrote are the project's own, unknown here)."""
 
     def __init__(self) -> None:
         self.files: dict[str, str] = {}
+        self.fetched: set[str] = set()  # downloaded by a shell call: its bytes came from the network
+
+    def downloaded(self, paths: tuple[str, ...]) -> None:
+        for path in paths:
+            self.fetched.add(path)
+            self.files[path] = _DOWNLOADED
 
     def apply(self, tool: str, input: dict[str, Any]) -> None:
         path = input.get("file_path") or input.get("absolute_path")
@@ -82,6 +93,7 @@ class Workspace:
             return
         if not path.startswith("/"):
             path = f"{CWD}/{path}"
+        self.fetched.discard(path)
         if "content" in input:
             self.files[path] = str(input["content"])
         elif "old_string" in input:
@@ -109,6 +121,10 @@ def decide(entries: list[Entry]) -> None:
         from hook.attachments import attach
     except ImportError:
         attach = write_equivalent = None  # type: ignore[assignment]
+    try:  # downloads remembered by the run (absent from a checkout older than them)
+        from gateway.shell.analysis import FETCHED as fetched_mark
+    except ImportError:
+        fetched_mark = None  # type: ignore[assignment]
     for entry in entries:
         ws = Workspace()
         for call in entry.calls:
@@ -119,7 +135,10 @@ def decide(entries: list[Entry]) -> None:
                 command, workdir = shell_command(input, CWD, HOME)
                 if attach is not None:
                     files = tuple(sorted(attach(command, workdir or CWD, HOME, ws.read, ws.listdir).items()))
+                    if fetched_mark is not None:  # as the gateway marks what the run downloaded
+                        files = tuple((p, fetched_mark if p in ws.fetched else t) for p, t in files)
                     facts = command_facts(command, workdir, HOME, (), files)
+                    ws.downloaded(getattr(facts, "fetched", ()))
                 else:
                     facts = command_facts(command, workdir, HOME, ())
             elif TOOL_ACTIONS.get(tool) == c.WRITE_FILE and write_equivalent is not None:

@@ -29,13 +29,13 @@ from gateway.rules.model import Rule
 from gateway.runnable import write_equivalent
 from gateway.scope import RULE as SCOPE_RULE
 from gateway.scope import Binding, violation
-from gateway.shell.analysis import Attached
+from gateway.shell.analysis import FETCHED, Attached
 from gateway.store import agents, approvals, runs
 from gateway.store.backend import Backend
-from gateway.store.decisions import Recheck, decide, touched
+from gateway.store.decisions import Recheck, decide, provenance
 from gateway.suggestions import suggestion_for
 from hook import contract as c
-from hook.attachments import attach
+from hook.attachments import BINARY, attach
 
 
 async def attached(files: Mapping[str, str | None] | None, command: str, workdir: str | None, home: str) -> Attached:
@@ -146,9 +146,11 @@ class Dispatcher:
             files = await attached(req.files, command, workdir, home)
             if files:
                 # Only what the run's agents wrote is judged by its content; the project's own files are
-                # judged by the command line alone, as they always were (docs/rules.md#what-runs-is-judged).
-                written = await touched(self.backend, req.run_id, [p for p, _ in files])
-                files = tuple((p, t) for p, t in files if p in written)
+                # judged by the command line alone, as they always were. What they downloaded runs as
+                # downloaded code, whatever it holds now (docs/rules.md#what-runs-is-judged).
+                written, fetched = await provenance(self.backend, req.run_id, [p for p, _ in files])
+                files = tuple((p, FETCHED if p in fetched else t) for p, t in files
+                              if p in fetched or (p in written and t != BINARY))
             if self.analyzer is not None or files:
                 shell_facts = await self._facts(command, workdir, home, files)
         elif is_write_tool(req.tool):

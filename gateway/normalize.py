@@ -79,6 +79,8 @@ class Facts:
     # (gateway/scope.py). "?" stands for a place the analysis cannot determine.
     writes: tuple[str, ...] = ()
     git_dirs: tuple[str, ...] = ()
+    # Which of ``writes`` hold bytes from the network: a later command that runs one runs downloaded code.
+    fetched: tuple[str, ...] = ()
 
 
 _LIST_FIELDS = {
@@ -232,6 +234,7 @@ def command_facts(command: str, workdir: str | None, home: str, secret_paths: tu
         limit=a.limit,
         writes=a.writes,
         git_dirs=a.git_dirs,
+        fetched=tuple(p for p in a.fetched if p in a.writes),
     )
 
 

@@ -10,7 +10,9 @@ parser decides which of them actually run; the rest is never looked at.
 Standard library only, bounded (files, bytes, words examined), and careful about what it reads: only
 files that look like programs (a ``#!`` line, a script suffix, the executable bit, or a runner's manifest
 name), so a command that merely names a key file never ships the key. A program too large to send is
-sent as ``None``: the gateway cannot see it and treats running it as unknowable.
+sent as ``None``: the gateway cannot see it and treats running it as unknowable. A compiled program run by
+its path (`./tool`, `/tmp/x/bin/tool`) is sent as :data:`BINARY`, never its bytes: the gateway cannot read
+it, but it knows whether the run downloaded it (`curl -Lo tool URL`, then `./tool`).
 """
 
 from __future__ import annotations
@@ -59,6 +61,11 @@ MANIFESTS: dict[str, tuple[str, ...]] = {
                                                                        "docker-compose.yml", "docker-compose.yaml")),
 }
 _SEPARATORS = ";&|()<>`$\"'\n"
+# Sent in place of a compiled program's text. No text is ever equal to it: a file holding a NUL byte is
+# never sent as text.
+BINARY = "\x00binary"
+# Compiled programs the system installed: never downloaded by an agent's run, so not worth a lookup.
+_SYSTEM_PROGRAMS = ("/usr/", "/bin/", "/sbin/", "/lib", "/opt/", "/nix/", "/snap/")
 
 
 def _words(command: str) -> list[str]:
@@ -172,6 +179,11 @@ def attach(command: str, cwd: str, home: str | None = None,
         elif kind == "file" and content is not None and b"\0" not in content[:8192] and (
                 word in named or _looks_like_program(path, content[:2], mode)):
             total = _add(out, path, content, total)
+            if len(out) >= MAX_FILES:
+                return out
+        elif kind == "file" and content is not None and b"\0" in content[:8192] and mode & 0o111 and "/" in word \
+                and not path.startswith(_SYSTEM_PROGRAMS):
+            out[path] = BINARY
             if len(out) >= MAX_FILES:
                 return out
     if "go" in words and "run" in words:  # `go run ./tools/x`: the package's sources in the folder named

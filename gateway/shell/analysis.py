@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from gateway.paths import PathFact, workspace_root
 from gateway.shell import categories as cat
 from gateway.shell.facts import Facts
-from gateway.shell.flow import EMPTY, OPAQUE, Flow, Scope
+from gateway.shell.flow import EMPTY, OPAQUE, PAYLOAD, Flow, Scope
 from gateway.shell.limits import OUT_OF_MEMORY, prescan
 from gateway.shell.walker import Walker
 
@@ -24,11 +24,16 @@ class ShellAnalysis:
     limit: str | None = None  # the analysis limit that made the command unparseable, if one did
     writes: tuple[str, ...] = ()  # paths written or deleted ("?": somewhere the analysis cannot tell)
     git_dirs: tuple[str, ...] = ()  # where git commands work ("?": somewhere the analysis cannot tell)
+    fetched: tuple[str, ...] = ()  # files written with bytes from the network (`curl -o x.sh URL`)
 
 
 # Local files the command may run, with their text as the command hook read them (None: too large to be
 # sent, so what running it does cannot be known): ((absolute path, text), …), hashable for caches.
 Attached = tuple[tuple[str, str | None], ...]
+# In place of an attached file's text: the run downloaded this file earlier (gateway/dispatch.py). Whatever it
+# holds came from the network, so running it runs code nobody reviewed, as `curl -o x.sh URL && sh x.sh` does
+# on one line. (No text the hook sends can equal it: a file with a NUL byte is never sent as text.)
+FETCHED = "\x00fetched"
 
 
 def analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, ...] = (),
@@ -59,8 +64,11 @@ def _analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, 
         if start is not None:
             scope.vars["PWD"] = start
         for path, text in files[:64]:
+            if isinstance(text, str) and "\x00" in text and text != FETCHED:
+                continue  # a compiled program: what running it does is judged by the command line alone
             if isinstance(path, str) and path.startswith("/"):
-                flow = OPAQUE if not isinstance(text, str) else Flow(local_data=True, script=text)
+                flow = (OPAQUE if not isinstance(text, str) else PAYLOAD if text == FETCHED
+                        else Flow(local_data=True, script=text))
                 scope.files[path] = scope.attached[path] = flow
         limit = prescan(command)
         if limit is not None:  # not even parsed: its cost for the parser is the agent's choice
@@ -91,6 +99,7 @@ def _result(facts: Facts) -> ShellAnalysis:
         limit=facts.limit,
         writes=facts.writes,
         git_dirs=facts.git_dirs,
+        fetched=facts.fetched,
     )
 
 

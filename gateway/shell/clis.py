@@ -24,7 +24,9 @@ optionally ``[FLAG|FLAG]``: the entry holds only when one of those options is pr
 after the subcommand, ``--`` (the words after a ``--``), ``-c|--command`` (the words after the first of those
 options), ``sh:--run`` (that option's value is shell code), ``sh:N`` (after N operands, the words are shell
 code, as ssh joins them) or ``code:LANGUAGE:N`` (after N operands, a word of code in that language or a script
-file: `rails runner 'Article.delete_all'` runs Ruby) — which is then analysed like any command.
+file: `rails runner 'Article.delete_all'` runs Ruby) — which is then analysed like any command. ``plugin``
+(with ``own``, the tool's own subcommands) names the prefix of the programs a tool runs for the subcommands it
+does not have (`cargo sqlx database reset` runs `cargo-sqlx database reset`).
 """
 
 from __future__ import annotations
@@ -110,6 +112,10 @@ class Table:
     follow: dict[str, str]
     depth: int  # how many leading words form the subcommand (aws: service + operation)
     bare: str | None  # the category of a call with no subcommand word (`sendmail -t`), if any
+    # `cargo sqlx …` runs the program `cargo-sqlx`: a subcommand the tool does not have itself (``own``) is a
+    # plugin, run as ``plugin`` + its name and judged as that program (its table, else the verbs it is given).
+    plugin: str = ""
+    own: frozenset[str] = frozenset()
 
 
 def _pattern(text: str) -> Pattern:
@@ -121,7 +127,8 @@ def _pattern(text: str) -> Pattern:
 
 
 def _table(family: str, name: str, body: dict[str, Any]) -> Table:
-    known = {"names", "options", "dry_run", "change", "destroy_category", "follow", "depth", "bare", *KINDS}
+    known = {"names", "options", "dry_run", "change", "destroy_category", "follow", "depth", "bare", "plugin", "own",
+             *KINDS}
     unknown = set(body) - known
     if unknown:
         raise ValueError(f"cli_tables/{family}.yaml: {name}: unknown keys {sorted(unknown)}")
@@ -135,7 +142,8 @@ def _table(family: str, name: str, body: dict[str, Any]) -> Table:
             raise ValueError(f"cli_tables/{family}.yaml: {name}: unknown category {value!r}")
     return Table(family, tuple(body.get("names") or (name,)), frozenset(map(str, body.get("options") or ())),
                  patterns, tuple(map(str, body.get("dry_run") or ())), change, destroy,
-                 {str(k): str(v) for k, v in (body.get("follow") or {}).items()}, int(body.get("depth", 3)), bare)
+                 {str(k): str(v) for k, v in (body.get("follow") or {}).items()}, int(body.get("depth", 3)), bare,
+                 str(body.get("plugin") or ""), frozenset(map(str, body.get("own") or ())))
 
 
 @functools.cache
@@ -218,8 +226,11 @@ CONVENTIONAL_READS = frozenset({"list", "ls", "status", "info", "inspect", "desc
 
 
 def followed(call: Call, table: Table) -> list[Word] | None:
-    """The command a `follow` subcommand runs (`kubectl exec POD -- CMD`, `docker exec C CMD`), or None."""
+    """The command a `follow` subcommand runs (`kubectl exec POD -- CMD`, `docker exec C CMD`), or the plugin
+    a subcommand the tool does not have runs (`cargo shuttle deploy` → `cargo-shuttle deploy`), or None."""
     words, _, where = split(call, table)
+    if table.plugin and words and words[0] not in table.own and call.args[where[0]].literal:
+        return [literal_word(table.plugin + words[0]), *call.args[where[0] + 1:]]
     for sub, how in table.follow.items():
         parts = sub.split()
         if words[: len(parts)] != parts:

@@ -32,6 +32,7 @@ from gateway.shell import (
     salt,
     system,
     tasks,
+    transfers,
     vcs,
 )
 from gateway.shell.find import find
@@ -137,7 +138,7 @@ HANDLERS: dict[str, Handler] = {
     "kinit": access.kinit,
     "scp": network.scp,
     "rsync": network.rsync,
-    **dict.fromkeys(["sftp", "ftp", "tftp", "ping", "ping6", "dig", "nslookup", "host", "traceroute",
+    **dict.fromkeys(["tftp", "ping", "ping6", "dig", "nslookup", "host", "traceroute",
                      "mosh"], network.host_only),
     # nested code
     **dict.fromkeys(BASH_LIKE_SHELLS, interpreters.shell),
@@ -208,6 +209,7 @@ HANDLERS: dict[str, Handler] = {
 }
 
 HANDLERS.update(hpc.HANDLERS)
+HANDLERS.update(transfers.HANDLERS)
 HANDLERS.update(declared.HANDLERS)  # before the tables: mise's table follows `mise exec` on top of it
 # Powerful CLIs judged by their known-safe tables (gateway/shell/cli_tables), on top of their own handler.
 for _name in clis.tables():

@@ -14,7 +14,7 @@ from gateway.paths import PathFact, fact, in_other_project
 from gateway.persistence import is_persistence_path
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
-from gateway.shell.flow import Scope
+from gateway.shell.flow import Flow, Scope
 from gateway.shell.limits import MAX_COMMANDS, MAX_NODES
 from gateway.shell.targets import (
     SYSRQ_TRIGGER,
@@ -44,9 +44,9 @@ NETWORK_STREAM = "net_stream"  # a raw network connection (nc, telnet, socat, op
 class Facts:
     """Mutable collector for one ``analyze`` call."""
 
-    __slots__ = ("_commands", "_executables", "_facts", "_git_dirs", "_hosts", "_paths", "_secrets", "_writes",
-                 "budget", "categories", "commands_left", "home", "limit", "loop_budget", "nesting", "nodes_left",
-                 "parsed", "roles", "secret_extra", "store_endpoints", "workspace")
+    __slots__ = ("_commands", "_executables", "_facts", "_fetched", "_git_dirs", "_hosts", "_paths", "_secrets",
+                 "_writes", "budget", "categories", "commands_left", "home", "limit", "loop_budget", "nesting",
+                 "nodes_left", "parsed", "roles", "secret_extra", "store_endpoints", "workspace")
 
     def __init__(self, workspace: str | None, home: str, secret_extra: tuple[str, ...]) -> None:
         self.workspace = workspace
@@ -71,6 +71,9 @@ class Facts:
         # analysis cannot tell): a file scope is enforced on these (gateway/scope.py).
         self._writes: dict[str, None] = {}
         self._git_dirs: dict[str, None] = {}
+        # Files the command fills with bytes from the network: the gateway remembers them for the run, so a
+        # later command that runs one is running downloaded code (gateway/dispatch.py).
+        self._fetched: dict[str, None] = {}
         # The same path is usually looked at several times (locate, record, classify); memoize.
         self._facts: dict[str, PathFact] = {}
         self._secrets: dict[str, bool] = {}
@@ -140,6 +143,19 @@ class Facts:
     @property
     def git_dirs(self) -> tuple[str, ...]:
         return tuple(self._git_dirs)
+
+    @property
+    def fetched(self) -> tuple[str, ...]:
+        return tuple(self._fetched)
+
+    def keeps(self, scope: Scope, path: str, flow: Flow) -> None:
+        """``path`` now holds ``flow`` (`curl -o x.sh URL`, `… > x.sh`, `tee x.sh`): running it later in the line
+        runs what went in, and downloaded bytes stay downloaded for the rest of the run."""
+        scope.files[path] = flow
+        if flow.payload:
+            self._fetched[path] = None
+        else:
+            self._fetched.pop(path, None)
 
     def writes_somewhere(self, path: str | None) -> None:
         """A write or delete at ``path`` (None: at a place the analysis cannot determine)."""

@@ -74,6 +74,9 @@ _MV_CP = spec("tS", ["--target-directory", "--suffix", "--backup", "--reflink", 
                      "--preserve", "--no-preserve", "--context"])
 
 
+# A program's path looked up by name: `$(which rm)`, `$(command -v sqlcmd)`, `` `type -P psql` ``.
+_LOOKUP = re.compile(r"\$\((?:which|command\s+-v|type\s+-[Pp]|whereis\s+-b)\s+([\w.+-]+)\s*\)"
+                     r"|`(?:which|command\s+-v|type\s+-[Pp])\s+([\w.+-]+)\s*`")
 _BIN_DIRS = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/", "/snap/bin/")
 
 
@@ -84,9 +87,13 @@ def remember_copies(call: Call, sources: list[Word], destination: Word | None, i
     if destination is None or not destination.exact:
         return
     for word in sources:
-        if not word.exact or not word.value.startswith(_BIN_DIRS):
+        looked_up = _LOOKUP.fullmatch(word.value)  # `ln -s "$(command -v sqlcmd)" ./q`
+        if looked_up is not None:
+            original = looked_up.group(1) or looked_up.group(2)
+        elif word.exact and word.value.startswith(_BIN_DIRS):
+            original = basename(word.value)
+        else:
             continue
-        original = basename(word.value)
         target = resolve(destination.value, call.scope.cwd, call.facts.home)
         if into_dir or destination.value.endswith("/"):
             target = target.rstrip("/") + "/" + original
@@ -216,7 +223,7 @@ def tee(call: Call) -> Flow:
         call.write(word)
         path = locate(word, call.scope.cwd, call.scope.cwd_known, call.facts.home)
         if path is not None and call.stdin is not EMPTY:
-            call.scope.files[path] = call.stdin
+            call.facts.keeps(call.scope, path, call.stdin)
     return call.stdin
 
 

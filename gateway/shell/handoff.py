@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import re
 
+from tree_sitter import Node
+
 from gateway.paths import HOME
 from gateway.persistence import is_persistence_path
 from gateway.shell import categories as cat
 from gateway.shell.facts import Facts
-from gateway.shell.flow import Flow
+from gateway.shell.flow import Flow, Scope
 from gateway.shell.generic import EMBEDDED_PATH, SHELL_INSIDE, SHELLS, is_shell
 from gateway.shell.invocation import Call
+from gateway.shell.syntax import text_of
 from gateway.shell.words import Word, locate
 
 # A shell started with a command or an option inside program text (`sh -c`, `bash -i`).
@@ -174,3 +177,17 @@ def judge_content(call: Call, flow: Flow) -> None:
             call.write(Word(path))
         else:
             call.read(Word(path))  # a secret the file names counts as read
+
+
+# `q() { psql "$@"; }`: a function whose body hands all its arguments to one program.
+_FORWARDER = re.compile(r"\{\s*(?:command\s+|exec\s+)?([\w.+/-]+)(?:\s+[^;&|$`(){}]*?)?\s+\"?\$[@*]\"?\s*;?\s*\}")
+
+
+def remember_forwarder(scope: Scope, name_node: Node | None, body: Node) -> None:
+    """`q() { psql "$@"; }; q -c 'DROP …'`: the function's name runs that program from now on, as a renamed
+    copy does (``Scope.renamed``), so its calls are judged as the program's."""
+    match = _FORWARDER.fullmatch(text_of(body).strip())
+    if name_node is not None and match is not None:
+        program = match.group(1).rsplit("/", 1)[-1]
+        if program != text_of(name_node):
+            scope.renamed[text_of(name_node)] = program

@@ -141,11 +141,20 @@ def trap(call: Call) -> Flow:
 
 
 def alias(call: Call) -> Flow:
+    """`alias x='…'`: the body is analysed as code, and the name runs its program from now on (`alias q=psql;
+    q -c 'DROP …'` is psql: an agent's shell may expand aliases — Claude Code's snapshot turns them on)."""
     for word in call.args:
-        name, eq, _ = word.value.partition("=")
+        name, eq, body = word.value.partition("=")
         if eq and not name.startswith("-"):
             run_code_word(call, word.tail(len(name) + 1))
+            program = body.strip().split(" ", 1)[0] if body.strip() else ""
+            if _ALIAS_NAME.fullmatch(name) and _ALIAS_NAME.fullmatch(program.rsplit("/", 1)[-1]) and \
+                    program.rsplit("/", 1)[-1] != name:
+                call.scope.renamed[name] = program.rsplit("/", 1)[-1]
     return EMPTY
+
+
+_ALIAS_NAME = re.compile(r"[A-Za-z_][\w.+-]*")
 
 
 def script_command(call: Call) -> Flow:

@@ -32,6 +32,9 @@ VERBS: dict[str, str] = {
 _OPTION_VERBS = frozenset({"delete", "destroy", "purge", "wipe", "erase", "nuke", "drop", "truncate", "obliterate",
                            "expunge", "deploy", "publish", "upload", "submit", "send", "sendmail", "email", "sms",
                            "broadcast", "charge", "refund", "payout", "push"})
+# Subcommands that need no target to act on the world: the project is the target.
+_ALONE = frozenset({"deploy", "redeploy", "undeploy", "publish", "unpublish", "republish", "destroy", "teardown",
+                    "decommission", "deprovision", "nuke", "obliterate"})
 _REVEALS = re.compile(r"^(?:reveal|unmask|unredact(?:ed)?|plaintext|show-(?:secrets?|tokens?|keys?|passwords?))"
                       r"(?:$|[-_])")
 _RESETS_DATA = re.compile(r"(?:reset|recreate|clear|clean)[-_](?:database|db|data|schema|tables?|all|everything)\b")
@@ -134,6 +137,10 @@ def judge_words(call: Call, args: list[Word]) -> None:
         return  # a rehearsal does nothing
     operands = [w for w in args if not w.value.startswith("-")]
     if len(operands) < 2 and len(operands) == len(args):
+        # A lone word is judged only when it is one of the verbs that act on the world by themselves
+        # (`shuttle deploy`, `hexo deploy`, `pkgctl publish`); `form submit` names no program anyone ships.
+        if operands and operands[0].literal and operands[0].value.lower() in _ALONE:
+            call.flag(VERBS[operands[0].value.lower()])
         return
     seen = 0
     after_option = False

@@ -41,7 +41,7 @@ def _check_secrets(call: Call) -> None:
 def _remember_download(call: Call, word: Word) -> None:
     path = call.write(word)
     if path is not None:
-        call.scope.files[path] = PAYLOAD
+        call.facts.keeps(call.scope, path, PAYLOAD)
 
 
 def _url_file_name(url: str) -> str:

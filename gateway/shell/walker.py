@@ -257,8 +257,8 @@ class Walker:
             return EMPTY
         if name_node is not None and calls_itself_in_parallel(body, text_of(name_node)):
             self.facts.flag(cat.FORK_BOMB)
-        # The body may run any number of times later; analyze it once, as if it ran here.
-        self.visit(body, scope.copy(), EMPTY, depth)
+        self.visit(body, scope.copy(), EMPTY, depth)  # it may run any number of times later: once, as if here
+        handoff.remember_forwarder(scope, name_node, body)
         return EMPTY
 
     # -- simple commands ------------------------------------------------------------------------
@@ -469,7 +469,7 @@ class Walker:
                 self.facts.flag(cat.RESOURCE_EXHAUSTION)  # `yes > f`: until the disk is full
             if out is not EMPTY:
                 # Remember what went into the file: `curl -s u > x.sh; bash x.sh`.
-                scope.files[io.stdout] = out
+                self.facts.keeps(scope, io.stdout, out)
                 handoff.plants_command(self.facts, io.stdout, out)
             out = EMPTY
         elif io.stdout_elsewhere:

@@ -19,22 +19,28 @@ APPROVAL_RETENTION_MS = 24 * 3600 * 1000  # resolved approvals stay readable thi
 WRITTEN_RETENTION_MS = 7 * 24 * 3600 * 1000  # a run's written paths, from its last write
 
 
-async def touched(backend: Backend, run_id: str, paths: list[str]) -> set[str]:
+async def provenance(backend: Backend, run_id: str, paths: list[str]) -> tuple[set[str], set[str]]:
     """Which of ``paths`` the run's agents wrote — the file, or a directory it is in (`tar -x -C dir`, `git
-    clone … dir`) — in one round trip; all of them once an agent wrote somewhere the analysis could not tell."""
+    clone … dir`); all of them once an agent wrote somewhere the analysis could not tell — and which of those
+    they downloaded (`curl -o x.sh URL`). One round trip: (written, downloaded)."""
     if not paths:
-        return set()
+        return set(), set()
     probes: dict[str, list[str]] = {}
     for path in paths[:64]:
         parts = path.rstrip("/").split("/")
         probes[path] = [path, *("/".join(parts[:i]) + suffix for i in range(len(parts) - 1, 1, -1)
                                 for suffix in ("", "/"))][:64]
     members = ["?", *dict.fromkeys(m for ms in probes.values() for m in ms)]
-    flags = await backend.call(backend.redis.smismember(keys.written(run_id), members))
+    exact = list(probes)
+    pipe = backend.redis.pipeline(transaction=False)  # both keys are the run's: one slot, one round trip
+    pipe.smismember(keys.written(run_id), members)
+    pipe.smismember(keys.fetched(run_id), exact)
+    flags, downloaded = await backend.call(pipe.execute())
     hits = {m for m, hit in zip(members, flags, strict=True) if int(hit)}
+    fetched = {p for p, hit in zip(exact, downloaded, strict=True) if int(hit)}
     if "?" in hits:
-        return set(paths)
-    return {p for p, ms in probes.items() if hits.intersection(ms)}
+        return set(paths), fetched
+    return {p for p, ms in probes.items() if hits.intersection(ms)}, fetched
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +162,7 @@ async def decide(
         call.agent_id, global_version, fence,
         spawn, str(depth), str(agents.DEFAULT_MAX_LIVE), str(agents.DEFAULT_MAX_DEPTH), str(agents.LEASE_MS),
         str(attempt) if attempt else "",
-        "\n".join(call.facts.writes[:256]), str(WRITTEN_RETENTION_MS),
+        "\n".join(call.facts.writes[:256]), str(WRITTEN_RETENTION_MS), "\n".join(call.facts.fetched[:256]),
     ]
     script_keys = [
         keys.run(run_id), keys.stats(run_id), keys.audit(run_id), keys.approvals_index(run_id),
@@ -165,6 +171,7 @@ async def decide(
         keys.live_agents(run_id),
         keys.attempts(run_id),  # read only when the agent's key was minted for an attempt
         keys.written(run_id),  # written only by an allowed call that writes
+        keys.fetched(run_id),
     ]
     result: list[Any] = await backend.call(backend.script("decide.lua")(keys=script_keys, args=argv))
     if len(result) <= 2:

@@ -139,3 +139,9 @@ def written(run_id: str) -> str:
     could not tell). A program attached to a command is judged by its content only if it is here: the
     project's own files keep being judged by the command line alone (gateway/dispatch.py)."""
     return f"{_run(run_id)}:written"
+
+
+def fetched(run_id: str) -> str:
+    """Set: the paths among :func:`written` that an allowed call filled with bytes from the network (`curl -o
+    x.sh URL`). A later command that runs one runs downloaded code, as `curl … | sh` does (gateway/dispatch.py)."""
+    return f"{_run(run_id)}:fetched"

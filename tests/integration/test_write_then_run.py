@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.support import ROOT, gateway_process, require
+from tests.support import ROOT, free_port, gateway_process, require
 
 HARM = "rm -rf ~/important"
 EVERYDAY = "rm -rf build && pytest -q"
@@ -178,3 +178,52 @@ def test_a_key_file_named_in_a_command_is_never_sent(tmp_path: Path) -> None:
     (tmp_path / "run.sh").write_text("echo hi\n")
     sent = attach("ssh -i id_ed25519 host && sh run.sh", str(tmp_path))
     assert list(sent) == [str(tmp_path / "run.sh")]
+
+
+@pytest.fixture
+def downloads(tmp_path: Path) -> Iterator[str]:
+    """A real web server on loopback serving an install script and a compiled program."""
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "install.sh").write_text("#!/bin/sh\necho installing\n")
+    shutil.copy("/bin/true", served / "tool")
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"], cwd=served,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(200):  # until it answers (a connection attempt, not a timed wait)
+            if subprocess.run(["curl", "-fs", "-o", "/dev/null", url], check=False).returncode == 0:
+                break
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.mark.parametrize(("fetch", "run"), [
+    ("curl -fsSL -o install.sh {url}/install.sh", "bash install.sh"),
+    ("curl -fsSL {url}/install.sh > setup.sh && chmod +x setup.sh", "./setup.sh"),
+    ("mkdir -p bin && curl -fsSLo bin/tool {url}/tool && chmod +x bin/tool", "./bin/tool --version"),
+])
+def test_a_file_downloaded_in_one_call_is_downloaded_code_in_the_next(gateway, tmp_path: Path, downloads: str,
+                                                                       fetch: str, run: str) -> None:
+    require("curl", shutil.which("curl") is not None)
+    home = tmp_path / "home"
+    workspace = home / "work" / "proj"
+    workspace.mkdir(parents=True)
+    fetch = fetch.format(url=downloads)
+    allowed, reason = ask(gateway, home, workspace, "Bash", {"command": fetch})
+    assert allowed, reason
+    subprocess.run(["bash", "-c", fetch], cwd=workspace, check=True)  # as the CLI would, once allowed
+    allowed, reason = ask(gateway, home, workspace, "Bash", {"command": run})
+    assert not allowed and "remote" in reason.lower(), reason
+
+
+def test_the_projects_own_compiled_program_runs(gateway, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    workspace = home / "work" / "proj"
+    (workspace / "bin").mkdir(parents=True)
+    shutil.copy("/bin/true", workspace / "bin" / "tool")
+    allowed, reason = ask(gateway, home, workspace, "Bash", {"command": "./bin/tool --version"})
+    assert allowed, reason

@@ -26,6 +26,11 @@ DESTRUCTIVE = [
     "cp /bin/rm ./x; ./x -rf /etc", "ln -s /bin/rm /tmp/del && /tmp/del -rf /etc",
     "install -m755 /usr/bin/rm ./cleanup; ./cleanup -rf /usr", "mv /tmp/rm-copy ./r; cp /bin/rm ./r; ./r -rf ~",
     "mkdir -p ~/.local/bin && cp /bin/rm ~/.local/bin/tidy && tidy -rf /etc",
+    # a program looked up by name, linked or copied under another; aliases and functions that forward to one
+    "ln -s \"$(which rm)\" ./del && ./del -rf /etc", "cp `command -v rm` /tmp/x && /tmp/x -rf ~",
+    "ln -sf \"$(type -P git)\" ./g && ./g reset --hard HEAD~3",
+    "alias g=git; g reset --hard HEAD~3", "alias q='rm -r'; q -f /usr",
+    "d() { rm \"$@\"; }; d -rf /etc", "function g { command git \"$@\"; }\ng clean -fdx",
     "echo 'rm -rf /etc' | at now", "make -f - <<'EOF'\nall:\n\trm -rf /etc\nEOF",
     "node -e \"require('fs').rmSync('/etc', {recursive: true})\"",
 ]
@@ -36,6 +41,7 @@ UNKNOWABLE_OR_PAYLOAD = [
 ORDINARY = [
     "echo hello | tr a-z A-Z", "tr -d '\\r' < in.txt > out.txt", "printf '%b\\n' 'line\\tone'", "rev names.txt",
     "cp /bin/ls ./bin/ls-copy", "ln -s ../lib/tool.sh bin/tool", "alias ll='ls -la'; ll", "f() { make test; }; f",
+    "ln -s \"$(which node)\" bin/node && bin/node --version", "alias g=git; g status", "t() { pytest -q \"$@\"; }; t -x",
 ]
 
 

@@ -182,3 +182,19 @@ def test_launchers_that_take_a_command_after_an_option() -> None:
     assert cat.DATABASE_DESTROY in categories("nix shell nixpkgs#postgresql -c psql -h db -c 'DROP TABLE t'")
     assert cat.DESTRUCTIVE_DELETE in categories("nix develop --command rm -rf ~/.config")
     assert cat.DESTRUCTIVE_DELETE in categories("nomad alloc exec 9a1b sh -c 'rm -rf /var/lib/app'")
+
+
+@pytest.mark.parametrize(("command", "category"), [
+    ("cargo sqlx database reset -y", cat.DATABASE_DESTROY),
+    ("cargo shuttle deploy", cat.INFRA_CHANGE),
+    ("cargo lambda deploy --iam-role arn:aws:iam::1:role/x", cat.INFRA_CHANGE),
+    ("dotnet octo push --package app.1.0.nupkg --server https://octo.example", cat.PUBLISH),
+])
+def test_a_subcommand_the_tool_does_not_have_runs_its_plugin(command: str, category: str) -> None:
+    assert category in analyze(command, CWD, HOME).categories
+
+
+@pytest.mark.parametrize("command", ["cargo nextest run", "cargo sqlx migrate run", "cargo tauri build",
+                                     "cargo build --release", "dotnet outdated", "dotnet publish -c Release"])
+def test_everyday_plugins_and_own_subcommands_stay_clean(command: str) -> None:
+    assert not analyze(command, CWD, HOME).categories

@@ -27,8 +27,9 @@
 --             nesting depth (1: a top-level agent), the default live cap, the default maximum depth, and
 --             the lease (ms) after which a sub-agent whose end was never reported stops counting
 --       then: the attempt the agent's key was minted for ('' = a key without one)
---       then: the paths the call writes, newline-separated ('' = none), and how long (ms) the run remembers them
---             (KEYS: then the run's set of written paths)
+--       then: the paths the call writes, newline-separated ('' = none), how long (ms) the run remembers them,
+--             and which of them the call fills with bytes from the network, newline-separated
+--             (KEYS: then the run's set of written paths, then its set of downloaded ones)
 -- Returns: {outcome, failed gate index (0 none, -1 quota, -2 cancelled, -3 rejected, -4 claim lapsed,
 --           -5 sub-agent cap or depth, -6 attempt superseded),
 --           retry_after_ms, approval_id, rule, reason, quota_warn, now}
@@ -273,12 +274,25 @@ if may_run then
 end
 
 -- What an allowed call writes is remembered for the run: a program an agent wrote is judged by its content
--- when a later command runs it (gateway/dispatch.py).
+-- when a later command runs it, and one it downloaded as downloaded code (gateway/dispatch.py). A file
+-- written again by other means is no longer a download.
 local writes = ARGV[pos + n_gates * 7 + 10]
 if not dry and writes and writes ~= '' and (outcome == 'executed' or outcome == 'rerouted') then
   local written_key = KEYS[11 + n_gates]
-  for path in string.gmatch(writes, '[^\n]+') do redis.call('SADD', written_key, path) end
-  redis.call('PEXPIRE', written_key, tonumber(ARGV[pos + n_gates * 7 + 11]))
+  local fetched_key = KEYS[12 + n_gates]
+  local retention = tonumber(ARGV[pos + n_gates * 7 + 11])
+  local downloaded = {}
+  for path in string.gmatch(ARGV[pos + n_gates * 7 + 12] or '', '[^\n]+') do downloaded[path] = true end
+  for path in string.gmatch(writes, '[^\n]+') do
+    redis.call('SADD', written_key, path)
+    if downloaded[path] then
+      redis.call('SADD', fetched_key, path)
+    else
+      redis.call('SREM', fetched_key, path)
+    end
+  end
+  redis.call('PEXPIRE', written_key, retention)
+  if redis.call('EXISTS', fetched_key) == 1 then redis.call('PEXPIRE', fetched_key, retention) end
 end
 
 if not dry then

@@ -1,0 +1,184 @@
+"""File-transfer clients driven by a command script: sftp, lftp, ftp, smbclient, ncftpput, azcopy.
+
+`scp out/x.csv partner:/inbound/` sends local files away and is judged as such (``network.py``). The same
+upload is more often written in the client's own command language — `sftp -b - host <<< 'put x.csv'`,
+`lftp -e "put -O /inbound x.csv; bye" sftp://host`, `smbclient //fs/share -c 'put x.csv'` — or by a copy tool
+whose destination is a URL (`azcopy copy x.xlsx 'https://acct.blob.core.windows.net/c/?sig=…'`). So the
+script is read wherever it comes from (an option, a batch file, standard input): a `put`, `mput`, `reput`,
+`append` or a reverse `mirror` sends local files to the host (``exfiltration``, as for scp), an `rm`,
+`mrm`, `rmdir`, `delete`, `deltree` or a mirror with `--delete` removes files there (``infra_destroy``);
+`get`, `ls`, `cd` only look or fetch. A script that cannot be seen (a batch file nobody attached, input
+produced at run time) is judged by what the command line says alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gateway.shell import categories as cat
+from gateway.shell import hosts as hostnames
+from gateway.shell.flow import OPAQUE, Flow
+from gateway.shell.invocation import Call
+from gateway.shell.options import Options, scan, spec
+from gateway.shell.words import Word
+
+_UPLOADS = frozenset({"put", "mput", "reput", "append", "send", "mreput", "pput"})
+_REMOVES = frozenset({"rm", "mrm", "rmdir", "delete", "mdelete", "del", "deltree", "rmr"})
+_STATEMENT = re.compile(r"[;\n]")
+_MAX_STATEMENTS = 256
+
+
+def _effects(script: str) -> tuple[bool, bool]:
+    """(sends local files, removes remote ones) for a client command script."""
+    uploads = removes = False
+    for statement in _STATEMENT.split(script)[:_MAX_STATEMENTS]:
+        words = statement.strip().lstrip("!@-").split()
+        if not words:
+            continue
+        verb = words[0].lower()
+        if verb in _UPLOADS:
+            uploads = True
+        elif verb in _REMOVES:
+            removes = True
+        elif verb == "mirror":
+            flags = {w for w in words[1:] if w.startswith("-")}
+            if flags & {"-R", "--reverse"} or any(f.startswith("-") and not f.startswith("--") and "R" in f
+                                                   for f in flags):
+                uploads = True
+                removes = removes or bool(flags & {"--delete", "-e"})
+    return uploads, removes
+
+
+def _judge(call: Call, scripts: list[str], host: str | None) -> None:
+    for script in scripts:
+        uploads, removes = _effects(script)
+        if uploads and _remote(host):
+            call.flag(cat.EXFILTRATION)
+        if removes:
+            call.flag(cat.INFRA_DESTROY)
+
+
+def _remote(host: str | None) -> bool:
+    return host is None or not hostnames.is_local(host)
+
+
+def _script_of(call: Call, word: Word | None) -> str | None:
+    """A batch file's text (`-b FILE`, `-f FILE`; `-` is standard input) when it is known."""
+    if word is None:
+        return None
+    if word.value == "-":
+        return call.stdin.script
+    content = call.file_content(word)
+    return content.script if content is not None else None
+
+
+def _host_of(options: Options) -> str | None:
+    for word in options.operands:
+        host = hostnames.user_host(word.value.split(":", 1)[0] if "://" not in word.value else word.value)
+        if host:
+            return host
+    return None
+
+
+_SFTP = spec("BbcDFiJloPRSsX")
+_LFTP = spec("efcupdU", ["--env-password", "--norc", "--rcfile"])
+_SMBCLIENT = spec("cDIpRsUWmnOTAlLdbtMEg", ["--command", "--directory", "--user", "--port", "--authentication-file",
+                                             "--workgroup", "--configfile"])
+
+
+def sftp(call: Call) -> Flow:
+    options = scan(call.args, _SFTP)
+    host = _host_of(options)
+    call.host(host)
+    batch = options.value("-b")
+    scripts = [_script_of(call, batch)] if batch is not None else [call.stdin.script]
+    _judge(call, [s for s in scripts if s], host)
+    return OPAQUE
+
+
+def lftp(call: Call) -> Flow:
+    options = scan(call.args, _LFTP)
+    host = _host_of(options)
+    call.host(host)
+    scripts = [w.value for w in options.values("-e", "-c")]
+    scripts += [s for s in (_script_of(call, w) for w in options.values("-f")) if s]
+    if call.stdin.script:
+        scripts.append(call.stdin.script)
+    for script in scripts:  # `lftp -e "open sftp://host; put x"`: the host may be opened in the script
+        for url in re.findall(r"\bopen\s+(?:-\S+\s+\S+\s+)*(\S+)", script):
+            host = host or hostnames.user_host(url)
+            call.host(hostnames.user_host(url))
+    _judge(call, scripts, host)
+    return OPAQUE
+
+
+def ftp(call: Call) -> Flow:
+    """ftp, tnftp, ncftp: the commands come on standard input."""
+    options = scan(call.args, spec("PsTo"))
+    host = _host_of(options)
+    call.host(host)
+    if call.stdin.script:
+        _judge(call, [call.stdin.script], host)
+    return OPAQUE
+
+
+def smbclient(call: Call) -> Flow:
+    options = scan(call.args, _SMBCLIENT)
+    share = options.operands[0].value if options.operands else ""
+    host = hostnames.user_host(share.lstrip("/\\").replace("\\", "/").split("/", 1)[0]) if share else None
+    call.host(host)
+    scripts = [w.value for w in options.values("-c", "--command")]
+    if call.stdin.script:
+        scripts.append(call.stdin.script)
+    _judge(call, scripts, host)
+    return OPAQUE
+
+
+def ncftpput(call: Call) -> Flow:
+    """`ncftpput [opts] HOST REMOTE-DIR FILES…`: always an upload."""
+    options = scan(call.args, spec("uUpPjtoCayIfEmMW"))
+    host = hostnames.user_host(options.operands[0].value) if options.operands else None
+    call.host(host)
+    for word in options.operands[2:]:
+        call.read(word)
+    if len(options.operands) > 2 and _remote(host):
+        call.flag(cat.EXFILTRATION)
+    return OPAQUE
+
+
+def azcopy(call: Call) -> Flow:
+    """`azcopy copy|cp|sync SRC DST`: local files to a URL are sent there; `remove`, and a sync that deletes
+    at the destination, delete there."""
+    options = scan(call.args, spec("", ["--include-pattern", "--exclude-pattern", "--log-level", "--from-to",
+                                        "--cap-mbps", "--block-size-mb", "--include-path", "--exclude-path"]))
+    words = options.operands
+    if not words:
+        return OPAQUE
+    verb = words[0].value.lower()
+    urls = [w for w in words[1:] if "://" in w.value]
+    for word in urls:
+        call.host(hostnames.user_host(word.value))
+    if verb in ("remove", "rm"):
+        call.flag(cat.INFRA_DESTROY)
+    elif verb in ("copy", "cp", "sync") and len(words) >= 3:
+        source, destination = words[1], words[-1]
+        if "://" in destination.value and "://" not in source.value:
+            call.read(source)
+            call.flag(cat.EXFILTRATION)
+        elif "://" not in destination.value:
+            call.write(destination)
+        deletes = any(name == "--delete-destination" and (value is None or value.value.lower() != "false")
+                      for name, value in options.flags)
+        if verb == "sync" and deletes:
+            call.flag(cat.INFRA_DESTROY)
+    return OPAQUE
+
+
+HANDLERS = {
+    "sftp": sftp,
+    "lftp": lftp,
+    **dict.fromkeys(("ftp", "tnftp", "ncftp", "pftp", "netkit-ftp"), ftp),
+    "smbclient": smbclient,
+    "ncftpput": ncftpput,
+    "azcopy": azcopy,
+}
