@@ -398,8 +398,20 @@ _SECRET_TOKEN = re.compile(
 _SECRET_PAIR = re.compile(r"(?i:password|passwd|secret|token|api_?key)=[^&\s]{8,}")
 
 
+# `*_KEY` names a secret (`STRIPE_KEY`, `SUPABASE_SERVICE_ROLE_KEY`, `SIGNING_KEY`) unless the word before it names
+# a key of data (`CACHE_KEY`, `PARTITION_KEY`, `PUBLIC_KEY`).
+_DATA_KEY = re.compile(r"(?:^|_)(?:CACHE|PRIMARY|SORT|PARTITION|IDEMPOTENCY|PUBLIC|PUB|FOREIGN|ROUTING|OBJECT|S3|LOOKUP"
+                       r"|MAP|HASH|SHARD|GROUP|DEDUP|DEDUPE|RANGE|INDEX|QUEUE|BUCKET|ID|UNIQUE|COMPOSITE|SURROGATE|NATURAL"
+                       r"|TRACE|METRIC|LABEL|CONFIG|SETTINGS|STATE|LOCK|REDIS|SESSION_ID|MESSAGE|EVENT|ORDER|RECORD|ROW"
+                       r"|TABLE|JOIN|FILTER|TOPIC|STREAM|COLUMN|FIELD|DICT|SEARCH|I18N|TRANSLATION|MODEL)_KEY$", re.I)
+
+
 def is_secret_variable(name: str) -> bool:
-    return bool(_SECRET_VARIABLE.search(name))
+    return bool(_SECRET_VARIABLE.search(name) or _GLUED_SECRET.search(name)) or (
+        len(name) > 4 and name[-4:].upper() == "_KEY" and not _DATA_KEY.search(name))
+
+
+_GLUED_SECRET = re.compile(r"[A-Za-z0-9](?:TOKEN|SECRET|PASSWORD|PASSWD|APIKEY)$", re.I)  # `SYSTEM_ACCESSTOKEN`
 
 
 def mentions_secret(text: str) -> bool:

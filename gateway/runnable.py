@@ -20,6 +20,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from gateway.credentials import is_secret_variable
 from gateway.paths import resolve
 from gateway.shell import buildhooks, declared, recipes
 from gateway.shell import categories as cat
@@ -50,11 +51,16 @@ _JUSTFILES = frozenset({"justfile", "Justfile", ".justfile"})
 _TASKFILES = frozenset({"Taskfile.yml", "Taskfile.yaml", "taskfile.yml"})
 # CI definitions: the files a CI service runs, by path (GitHub, GitLab, CircleCI, Buildkite, Bitbucket,
 # Azure Pipelines, Travis, Drone, Woodpecker, Jenkins).
-_CI_FILES = frozenset({".gitlab-ci.yml", "bitbucket-pipelines.yml", "azure-pipelines.yml", ".travis.yml",
-                       ".drone.yml", "Jenkinsfile", "cloudbuild.yaml", "cloudbuild.yml", "buildspec.yml",
-                       "appveyor.yml", ".cirrus.yml", "codemagic.yaml"})
+_CI_FILES = frozenset({".gitlab-ci.yml", ".gitlab-ci.yaml", "bitbucket-pipelines.yml", "bitbucket-pipelines.yaml",
+                       "azure-pipelines.yml", "azure-pipelines.yaml", ".travis.yml", ".drone.yml", ".drone.yaml",
+                       ".woodpecker.yml", ".woodpecker.yaml", "Jenkinsfile", "cloudbuild.yaml", "cloudbuild.yml",
+                       "buildspec.yml", "appveyor.yml", ".cirrus.yml", "codemagic.yaml", ".gitea-ci.yml"})
 _CI_DIRS = (".github/workflows/", ".circleci/", ".buildkite/", ".woodpecker/", ".gitlab/ci/", ".github/actions/",
-            ".forgejo/workflows/", ".gitea/workflows/")
+            ".forgejo/workflows/", ".gitea/workflows/", ".semaphore/", ".harness/", ".tekton/", ".azure-pipelines/",
+            ".azuredevops/", ".pipelines/")
+# An Azure Pipelines template anywhere (`pipelines/templates/deploy.yml`): its steps name tasks as `Name@N`, or are
+# `script:`/`bash:`/`pwsh:` steps.
+_ADO_STEPS = re.compile(r"(?m)^\s*-\s*(?:task:\s*[A-Za-z][\w.-]*@\d+|(?:script|bash|pwsh|powershell):\s)")
 _MAX_TEXT = 1 << 16
 _SALT_COMMAND = re.compile(r"(?m)^\s*-\s*name:\s*(.+)$")  # in a state file that runs commands (cmd.*)
 _XCODE_SCRIPT = re.compile(r'shellScript\s*=\s*"((?:[^"\\]|\\.)*)"')
@@ -80,8 +86,7 @@ _AUTO_APPROVE = re.compile(r"""["']?[\w.-]*(?:auto[-_.]?approve|autoapprove|yolo
                            r"""|chat\.tools\.|terminal\.integrated\.(?:automationprofile|env\.)|approval[-_]?policy"""
                            r"""|sandbox[-_]?mode|auto[-_]?execute|yes[-_]?always|unsafe)[\w.-]*["']?\s*[:=]""", re.I)
 _RUNS_ON_OPEN = re.compile(r""""runOn"\s*:\s*"folderOpen"|"runOptions"\s*:\s*\{[^}]*folderOpen""", re.I)
-_SECRET_VARIABLE = re.compile(r"\$\{?([A-Z][A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY"
-                              r"|CREDENTIALS?)[A-Z0-9_]*)\b")
+_VARIABLE = re.compile(r"\$\{?([A-Z][A-Z0-9_]*)\b")
 _PWN_REQUEST = re.compile(r"\bpull_request_target\b")
 _PR_HEAD = re.compile(r"github\.event\.pull_request\.head\.(?:sha|ref)|refs/pull/|github\.head_ref")
 _SETTINGS_FILES = ("settings.json", "settings.local.json", "config.toml", "config.json", "config.yaml", "config.yml",
@@ -118,7 +123,8 @@ def is_ci_definition(path: str, text: str = "") -> bool:
     name = posixpath.basename(path)
     return name in _CI_FILES or name.endswith((".gitlab-ci.yml", ".gitlab-ci.yaml")) or (  # GitLab's included files
         any(f"/{d}" in path for d in _CI_DIRS) and name.endswith((".yml", ".yaml"))) or (
-        name.endswith((".yml", ".yaml")) and "tekton.dev/" in text[:4096])  # a Tekton Task or Pipeline
+        name.endswith((".yml", ".yaml")) and ("tekton.dev/" in text[:4096]  # a Tekton Task or Pipeline
+                                              or _ADO_STEPS.search(text[:_MAX_TEXT]) is not None))
 
 
 def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
@@ -194,7 +200,8 @@ def run_equivalent(path: str, text: str) -> tuple[str, Attached] | None:
 _RUN_KEYS = frozenset({"run", "script", "before_script", "after_script", "command", "commands", "cmd", "entrypoint",
                        "bash", "sh", "pwsh", "powershell", "inlineScript", "inline_script"})
 # Azure Pipelines macros `$(System.AccessToken)`, `$(Build.ArtifactStagingDirectory)`: values put in the text.
-_MACRO = re.compile(r"\$\(([A-Za-z_]\w*(?:[.-]\w+)+)\)")  # `$(Build.BuildId)`, a Key Vault secret `$(kv-sql-password)`
+_MACRO = re.compile(r"\$\(([A-Za-z_]\w*(?:[.-]\w+)+)\)")
+_PLAIN_MACRO = re.compile(r"\$\(([A-Z][A-Z0-9_]*)\)")  # `$(Build.BuildId)`, a Key Vault secret `$(kv-sql-password)`
 _SECRET_WORD = re.compile(r"secret|token|password|passwd|key|credential|pat\b", re.I)
 _EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 _SECRET_REF = re.compile(r"\bsecrets\.([A-Za-z_][A-Za-z0-9_]*)|\bsecrets\[['\"]([^'\"]+)['\"]\]")
@@ -224,7 +231,8 @@ def _strings(node: Any, key: str | None, out: list[str], secret_env: set[str], d
         env = node.get("env") or node.get("environment") or node.get("variables")
         if isinstance(env, dict):
             for name, value in env.items():
-                if isinstance(value, str) and (_SECRET_REF.search(value) or _WHOLE_SECRETS.search(value)):
+                if (isinstance(value, str) and (_SECRET_REF.search(value) or _WHOLE_SECRETS.search(value))) or (
+                        isinstance(value, dict) and "from_secret" in value):  # Woodpecker, Drone
                     secret_env.add(str(name))
         entrypoint, args = node.get("entrypoint"), node.get("args")
         if isinstance(entrypoint, str) and isinstance(args, list) and all(isinstance(a, str) for a in args[:64]):
@@ -267,6 +275,9 @@ def ci_commands(text: str) -> str:
         for item in data[:512]:
             if isinstance(item, str):
                 lines.append(item)
+            elif isinstance(item, dict) and len(item) == 1 and isinstance(next(iter(item.values())), str):
+                (k, v), = item.items()  # `- script: CMD` is a step; `- curl -H "X-Token: $T" …` a command
+                lines.append(v if k in _RUN_KEYS else f"{k}: {v}")  # holding ": " that YAML read as a mapping
             else:
                 _strings(item, None, lines, secret_env)
     elif isinstance(data, dict):
@@ -285,9 +296,11 @@ def ci_commands(text: str) -> str:
     script = "\n".join(_EXPRESSION.sub(_expression, line.replace("'", '"') if "${{" in line else line)
                        for line in lines)
     script = _MACRO.sub(lambda m: _variable(m.group(1)), script)
+    # `$(ARM_CLIENT_SECRET)`: a variable of Azure Pipelines (no program is named in capitals)
+    script = _PLAIN_MACRO.sub(lambda m: _variable(m.group(1)), script)
     # A CI variable named for a secret is one (`$CI_JOB_TOKEN`, `$RENOVATE_TOKEN`, `${DEPLOY_PASSWORD}`): GitLab,
     # CircleCI and Buildkite inject them by name, with no syntax that says "secret"
-    secret_env |= set(_SECRET_VARIABLE.findall(script))
-    for name in sorted(secret_env)[:64]:
+    secret_env |= {name for name in _VARIABLE.findall(script) if is_secret_variable(name)}
+    for name in sorted(n for n in secret_env if not n.endswith("_SECRET"))[:64]:  # `_SECRET`: already one by name
         script = re.sub(r"\$\{?" + re.escape(name) + r"\b\}?", "${" + name + "_SECRET}", script)
     return script[:_MAX_TEXT]

@@ -24,9 +24,9 @@ optionally ``[FLAG|FLAG]``: the entry holds only when one of those options is pr
 after the subcommand, ``--`` (the words after a ``--``), ``-c|--command`` (the words after the first of those
 options), ``sh:--run`` (that option's value is shell code), ``sh:N`` (after N operands, the words are shell
 code, as ssh joins them) or ``code:LANGUAGE:N`` (after N operands, a word of code in that language or a script
-file: `rails runner 'Article.delete_all'` runs Ruby) — which is then analysed like any command. ``plugin``
-(with ``own``, the tool's own subcommands) names the prefix of the programs a tool runs for the subcommands it
-does not have (`cargo sqlx database reset` runs `cargo-sqlx database reset`).
+file: `rails runner 'Article.delete_all'` runs Ruby, `wp db query 'DROP …'` runs SQL) — which is then analysed
+like any command. ``plugin`` (with ``own``, the tool's own subcommands) names the prefix of the programs a tool
+runs for the subcommands it does not have (`cargo sqlx database reset` runs `cargo-sqlx database reset`).
 """
 
 from __future__ import annotations
@@ -179,7 +179,7 @@ def split(call: Call, table: Table) -> tuple[list[str], list[str], list[int]]:
                 if i + 1 < len(args):
                     present.append(f"{value}={args[i + 1].value}".lower())
                 i += 1  # its value is not a subcommand
-        else:
+        elif not (value.startswith("@") and not words):  # `drush @prod sql:drop`, `wp @staging …`: a site alias
             words.append(value.lower())
             where.append(i)
         i += 1
@@ -255,14 +255,16 @@ def followed(call: Call, table: Table) -> list[Word] | None:
 
 # language -> (its interpreter, the option that takes code, a script file's suffix)
 _LANGUAGES = {"ruby": ("ruby", "-e", ".rb"), "python": ("python3", "-c", ".py"), "php": ("php", "-r", ".php"),
-              "node": ("node", "-e", ".js"), "elixir": ("elixir", "-e", ".exs")}
+              "node": ("node", "-e", ".js"), "elixir": ("elixir", "-e", ".exs"),
+              # SQL a framework console runs on the project's database (`drush sql:query`, `wp db query`)
+              "sql": ("psql", "-c", ".sql")}
 
 
 def _as_program(language: str, word: Word) -> list[Word]:
     """The interpreter command that runs ``word`` — a script file by its suffix, else code."""
     program, option, suffix = _LANGUAGES[language]
     if word.value.endswith(suffix):
-        return [literal_word(program), word]
+        return [literal_word(program), *([literal_word("-f")] if language == "sql" else []), word]
     return [literal_word(program), literal_word(option), word]
 
 
@@ -313,7 +315,7 @@ def handler(existing: Callable[[Call], Flow]) -> Callable[[Call], Flow]:
     """The table's judgement, the command a `follow` subcommand runs, then ``existing`` (the program's own
     handler: host mounts of containers, SQL given to clients, the generic checks)."""
     def handle(call: Call) -> Flow:
-        table = tables().get(call.name)
+        table = tables().get(call.name.removesuffix(".exe"))
         if table is not None:
             category = judge(call, table)
             if category is not None:

@@ -34,6 +34,7 @@ from gateway.shell import (
     tasks,
     transfers,
     vcs,
+    windows,
 )
 from gateway.shell.find import find
 from gateway.shell.flow import Flow
@@ -210,6 +211,7 @@ HANDLERS: dict[str, Handler] = {
 
 HANDLERS.update(hpc.HANDLERS)
 HANDLERS.update(transfers.HANDLERS)
+HANDLERS.update(windows.HANDLERS)
 HANDLERS.update(declared.HANDLERS)  # before the tables: mise's table follows `mise exec` on top of it
 # Powerful CLIs judged by their known-safe tables (gateway/shell/cli_tables), on top of their own handler.
 for _name in clis.tables():
@@ -266,6 +268,8 @@ def checks_handoff(handler: Handler) -> bool:
 
 
 def handler_for(name: str) -> Handler:
+    if name[-4:].lower() == ".exe" and len(name) > 4:
+        name = name[:-4]  # `schtasks.exe`, `rm.exe` from WSL or Git Bash: the same program
     handler = HANDLERS.get(name) or _RESOLVED.get(name)
     if handler is not None:
         return handler

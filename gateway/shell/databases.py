@@ -132,12 +132,11 @@ def sql_client(call: Call) -> str | None:
     for text in texts:
         _client_commands(call, text)
     effects = {sql_effect(t) for t in texts} - {None}
-    local = _local_database_file(call)
-    if not effects or local == "scratch":
-        return None  # a test fixture or a scratch database: changing it, even emptying it, is local work
-    if cat.DATABASE_DESTROY in effects:
-        return cat.DATABASE_DESTROY  # the project's own database file holds data someone may want
-    return None if local else cat.DATABASE_CHANGE
+    if not effects or _local_database_file(call):
+        # A database file of the workspace (a dev database, a fixture, a scratch one) is the project's local
+        # work: changing it, even emptying it, is no more than deleting files of the workspace.
+        return None
+    return cat.DATABASE_DESTROY if cat.DATABASE_DESTROY in effects else cat.DATABASE_CHANGE
 
 
 def bulk_load(call: Call) -> str | None:
@@ -151,24 +150,16 @@ def bulk_load(call: Call) -> str | None:
     return cat.DATABASE_CHANGE if values and not any(v in ("help=y", "-help", "--help") for v in values) else None
 
 
-_SCRATCH = re.compile(r"/(?:build|dist|out|target|tmp|\.cache|tests?|spec|fixtures?|testdata|test-fixtures)/")
-
-
-def _local_database_file(call: Call) -> str | None:
-    """sqlite3/duckdb on a file of this machine: "scratch" (in memory, temporary, or under a build or test
-    folder), "workspace" (the project's own database file), or None (elsewhere, or not a file client)."""
+def _local_database_file(call: Call) -> bool:
+    """sqlite3/duckdb on a database of the project's own: in memory, temporary, or a file of the workspace (not a
+    tool's store in the home, nor a system service's)."""
     if call.name not in ("sqlite3", "duckdb"):
-        return None
+        return False
     operands = [w for w in call.args if not w.value.startswith("-")]
     if not operands:
-        return "scratch"  # an in-memory database
+        return True  # an in-memory database
     path = call.inspect(operands[0])
-    if path is None:
-        return None
-    place = call.facts.record(path).path_class
-    if place == "temp" or (place == "workspace" and _SCRATCH.search(path)):
-        return "scratch"
-    return "workspace" if place == "workspace" else None
+    return path is not None and call.facts.record(path).path_class in ("temp", "workspace")
 
 
 _CLIENT_WRITES = frozenset({".output", ".once", ".save", ".backup", ".excel", "\\o", "\\out", "tee", "\\w"})

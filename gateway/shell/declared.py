@@ -101,8 +101,23 @@ def tox_commands(text: str, environments: list[str] | None) -> list[str]:
         if environments is not None and name not in environments and not (name == "testenv" and environments):
             continue
         for key in ("commands_pre", "commands", "commands_post"):
-            out += [line.strip() for line in parser.get(section, key, fallback="").splitlines() if line.strip()]
+            out += [_tox_substituted(line.strip()) for line in parser.get(section, key, fallback="").splitlines()
+                    if line.strip()]
     return out[:_MAX]
+
+
+_TOX_ENV = re.compile(r"\{env:([A-Za-z_]\w*)(?::([^}]*))?\}")
+_TOX_PLACES = {"{homedir}": "~", "{toxinidir}": ".", "{tox_root}": ".", "{envdir}": ".tox/env", "{env_dir}": ".tox/env",
+               "{envtmpdir}": ".tox/env/tmp", "{env_tmp_dir}": ".tox/env/tmp", "{temp_dir}": ".tox/.tmp",
+               "{posargs}": "", "{envpython}": "python", "{env_python}": "python"}
+
+
+def _tox_substituted(line: str) -> str:
+    """tox's substitutions as the shell values they become: `{env:HOME}` is `$HOME`, `{homedir}` the home."""
+    line = _TOX_ENV.sub(lambda m: "${" + m.group(1) + (":-" + m.group(2) if m.group(2) else "") + "}", line)
+    for placeholder, value in _TOX_PLACES.items():
+        line = line.replace(placeholder, value)
+    return line
 
 
 def tox(call: Call) -> Flow:

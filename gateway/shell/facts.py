@@ -151,6 +151,8 @@ class Facts:
     def keeps(self, scope: Scope, path: str, flow: Flow) -> None:
         """``path`` now holds ``flow`` (`curl -o x.sh URL`, `… > x.sh`, `tee x.sh`): running it later in the line
         runs what went in, and downloaded bytes stay downloaded for the rest of the run."""
+        if path.startswith("/dev/"):
+            return  # `-o /dev/null`, `> /dev/stderr`: nothing is kept there
         scope.files[path] = flow
         if flow.payload:
             self._fetched[path] = None

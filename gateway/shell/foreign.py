@@ -181,6 +181,12 @@ def _handler(program: _Program) -> Handler:
             elif text == "-" or not text.startswith("-"):
                 operands.append(word)
             i += 1
+        if any(w.value == "-" for w in code) or (program.script_operand and not code and operands[:1]
+                                                 and operands[0].value == "-"):
+            _from_stdin(call)  # `… | powershell -NoProfile -`, `pwsh -Command -`: the program is what arrives
+            code = [w for w in code if w.value != "-"]
+            script_given = True
+            operands = operands[1:] if operands[:1] and operands[0].value == "-" else operands
         if any(not _harmless(program, w.value) for w in code):
             call.flag(cat.DYNAMIC_COMMAND)  # program text in a language the gateway does not read
             note_arguments(call, code)
@@ -205,6 +211,17 @@ def _handler(program: _Program) -> Handler:
         return OPAQUE
 
     return handle
+
+
+def _from_stdin(call: Call) -> None:
+    """A program read from standard input: downloaded bytes are remote code, known text is read like a script's,
+    anything else is unknowable."""
+    if call.stdin.payload:
+        call.flag(cat.REMOTE_CODE)
+    elif call.stdin.script is not None:
+        program_text.judge(call, call.stdin.script, None)
+    else:
+        call.flag(cat.DYNAMIC_COMMAND)
 
 
 def _decoded(text: str) -> str:

@@ -15,6 +15,7 @@ known: ``dynamic_command`` too.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from gateway.credentials import holds_secrets, is_agent_settings
 from gateway.persistence import is_persistence_path
@@ -64,6 +65,17 @@ def note_arguments(call: Call, args: list[Word]) -> None:
             for match in EMBEDDED_PATH.finditer(value):
                 if match.group(1) != value:
                     _note_path(call, Word(match.group(1)))
+
+
+def noting(handler: Callable[[Call], Flow]) -> Callable[[Call], Flow]:
+    """``handler``, then the paths and hosts the arguments name, as for any program (:func:`note_arguments`):
+    for handlers that judge a command's meaning and leave its paths to the common accounting."""
+    def handle(call: Call) -> Flow:
+        flow = handler(call)
+        note_arguments(call, call.args)
+        return flow
+
+    return handle
 
 
 def _note_path(call: Call, word: Word) -> None:

@@ -92,13 +92,21 @@ def path_variable(call: Call, value: str, written: dict[str, Flow] | None = None
             _hands_path(call, Word(part), call.scope.written() if written is None else written)
 
 
+# Options whose value is where a program writes (`curl -o out.png`, `--output-document=x`): an output, never
+# something handed to the program to load or run.
+_OUTPUTS = frozenset({"-o", "--output", "--output-document", "--output-file", "--out", "--outfile"})
+
+
 def _candidates(args: list[Word]) -> list[tuple[Word, str]]:
-    """Each argument, and the value inside `--opt=VALUE`, `KEY=VALUE` and `-XVALUE` forms."""
+    """Each argument, and the value inside `--opt=VALUE`, `KEY=VALUE` and `-XVALUE` forms; not the value of an
+    output option."""
     out: list[tuple[Word, str]] = []
-    for word in args:
-        if not word.literal:
-            continue
+    for i, word in enumerate(args):
+        if not word.literal or (i and args[i - 1].value in _OUTPUTS and "=" not in word.value):
+            continue  # an output path (`apt-get -o Key=Value`, `ssh -o Opt=…` are settings, still read)
         value = word.value
+        if value.split("=", 1)[0] in _OUTPUTS:
+            continue
         out.append((word, value))
         if "=" in value:
             out.append((word, value.split("=", 1)[1]))

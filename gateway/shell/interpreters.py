@@ -368,7 +368,7 @@ def _interpreter(lang: _Language) -> Handler:
     return handle
 
 
-_TASK_SCRIPTS = frozenset({"manage.py", "artisan"})
+_TASK_SCRIPTS = frozenset({"manage.py", "artisan", "console"})  # Django, Laravel, Symfony
 
 
 def _run_foreign(call: Call, flow: Flow, lang: _Language) -> None:

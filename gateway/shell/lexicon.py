@@ -38,8 +38,9 @@ _ALONE = frozenset({"deploy", "redeploy", "undeploy", "publish", "unpublish", "r
 _REVEALS = re.compile(r"^(?:reveal|unmask|unredact(?:ed)?|plaintext|show-(?:secrets?|tokens?|keys?|passwords?))"
                       r"(?:$|[-_])")
 _RESETS_DATA = re.compile(r"(?:reset|recreate|clear|clean)[-_](?:database|db|data|schema|tables?|all|everything)\b")
-_WORD = re.compile(r"^[a-z][a-z0-9]*(?:[-_:][a-z0-9]+)*$")
-_PARTS = re.compile(r"[-_:]")
+# `vm.destroy` (govc), `db:drop`, `delete-stack`, `drop_table`: one subcommand word, its parts split
+_WORD = re.compile(r"^[a-z][a-z0-9]*(?:[-_:.][a-z0-9]+)*$")
+_PARTS = re.compile(r"[-_:.]")
 _MAX_WORDS = 3
 
 
@@ -91,6 +92,8 @@ def judge_resource_verbs(call: Call) -> None:
         words.append(value.lower())
     if not words:
         return
+    if "." in words[0] and _WORD.match(words[0]):
+        words = [*words[0].split(".")[:3], *words[1:]]  # `govc datastore.rm`, `snapshot.remove`: noun.verb
     if words[0] == "rm" and any(not w.value.startswith("-") for w in call.args[1:]):
         call.flag(cat.INFRA_DESTROY)  # `tctl rm roles/admin`, `rclone rm remote:x`, `b2 rm --recursive b2://x`
         return

@@ -166,6 +166,8 @@ def _size(expression: str) -> int:
             if part.strip():
                 total *= _number(part) or 0
         return total
+    while inner.endswith(")") and inner.count(")") > inner.count("("):
+        inner = inner[:-1].rstrip()  # `x.append(' ' * 10**7)`: the call's own parenthesis
     return _number(inner) or 0
 
 
@@ -223,11 +225,15 @@ _R_SYSTEM2 = re.compile(r"""\bsystem2\s*\(\s*["']([^"'\n]{1,200})["']\s*,\s*(?:a
                         r"""((?:\s*["'][^"'\n]{0,400}["']\s*,?){0,32})""")
 _R_UNLINK = re.compile(r"""\bunlink\s*\(\s*["']([^"'\n]{1,400})["'][^)]{0,200}recursive\s*=\s*(?:TRUE|T)\b""")
 _JULIA_RUN = re.compile(r"""\brun\s*\(\s*(pipeline\s*\(\s*)?`([^`\n]{1,2000})`(?:\s*,\s*`([^`\n]{1,400})`)?""")
-_PWSH_REMOVE = re.compile(r"""\b(?:Remove-Item|rm|del|ri)\s+(?:-(?:Path|LiteralPath)\s+)?["']?([^"'\s|;]+)["']?"""
-                          r"""[^|;\n]*-Recurse""", re.I)
+_PWSH_REMOVE = re.compile(r"""\b(?:Remove-Item|rm|del|ri|rd|rmdir)\s+([^|;\n]*-Recurse\b[^|;\n]*)""", re.I)
+_PWSH_ARG = re.compile(r"""-\w+|"[^"]*"|'[^']*'|[^\s"']+""")
 _PWSH_IEX = re.compile(r"""\b(?:Invoke-Expression|iex)\b[^;\n]{0,200}\b(?:Invoke-WebRequest|iwr|Invoke-RestMethod|irm"""
                        r"""|DownloadString|curl|wget)\b|\b(?:Invoke-WebRequest|iwr|Invoke-RestMethod|irm|DownloadString)\b"""
                        r"""[^;\n]{0,200}\|\s*(?:Invoke-Expression|iex)\b""", re.I)
+# Windows starting a program by itself: scheduled tasks, services, autorun registry values, WMI subscriptions.
+_PWSH_PERSIST = re.compile(r"""\b(?:Register-ScheduledTask|New-ScheduledTask|New-Service|Register-WmiEvent"""
+                           r"""|New-CimInstance\b[^\n]{0,200}__EventFilter)\b|\b(?:New-ItemProperty|Set-ItemProperty)\b"""
+                           r"""[^\n]{0,200}\\CurrentVersion\\Run""", re.I)
 _PWSH_PLAIN_SECRET = re.compile(r"""\b(?:Get-AzKeyVaultSecret|Get-Secret|ConvertFrom-SecureString)\b[^\n]{0,200}"""
                                 r"""-AsPlainText|\.SecretValueText\b""", re.I)
 _DOTNET_START = re.compile(r"""\b(?:Process\.Start|ProcessStartInfo)\s*\(\s*"([^"\n]{1,200})"\s*,\s*"""
@@ -257,9 +263,28 @@ def _home_parts(parts: str) -> str:
     return "~/" + "/".join(_quoted(parts))
 
 
+_WINDOWS_HOME = re.compile(r"^(?:\$env:(?:USERPROFILE|HOME)|%USERPROFILE%|\$HOME)(?=[\\/]|$)", re.I)
+_WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):[\\/]")
+
+
 def _path(text: str) -> str:
-    """A path as the shell would take it: `~` and `$HOME` keep their meaning, anything odd is quoted."""
+    """A path as the shell would take it: `~` and `$HOME` keep their meaning, a Windows profile is the home and a
+    drive path (`C:\\inetpub`) the drive as WSL mounts it (`/mnt/c/inetpub`); anything odd is quoted."""
+    text = _WINDOWS_HOME.sub("~", text)
+    drive = _WINDOWS_DRIVE.match(text)
+    if drive is not None:
+        text = f"/mnt/{drive.group(1).lower()}/" + text[drive.end():]
+    if "\\" in text and (text.startswith(("~", "/"))):
+        text = text.replace("\\", "/")
     return text if re.fullmatch(r"[\w~$./{}@:+-]+", text) else shlex.quote(text)
+
+
+def _removed_path(arguments: str) -> str | None:
+    """The path of `Remove-Item [-Force] [-Path] PATH -Recurse …`: its first argument that is not an option."""
+    for token in _PWSH_ARG.findall(arguments):
+        if not str(token).startswith("-"):
+            return str(token).strip("'\"")
+    return None
 
 
 def _quoted(text: str) -> list[str]:
@@ -279,7 +304,7 @@ def other_languages(code: str) -> list[str]:
     out += [shlex.join([m.group(1), *_quoted(m.group(2))]) for m in _R_SYSTEM2.finditer(text)][:32]
     out += [f"rm -rf {_path(m.group(1))}" for m in _R_UNLINK.finditer(text)][:32]
     out += [f"{m.group(2)} | {m.group(3)}" if m.group(3) else m.group(2) for m in _JULIA_RUN.finditer(text)][:32]
-    out += [f"rm -rf {_path(m.group(1))}" for m in _PWSH_REMOVE.finditer(text)][:32]
+    out += [f"rm -rf {_path(p)}" for p in (_removed_path(m.group(1)) for m in _PWSH_REMOVE.finditer(text)) if p][:32]
     out += [f"{m.group(1)} {m.group(2)}".replace('\\"', '"') for m in _DOTNET_START.finditer(text)][:32]
     out += [m.group(1) for m in _STATA_SHELL.finditer(text)][:32]
     homes = set(_HOME_VARIABLE.findall(text))  # `h, _ := os.UserHomeDir()`, `var home = os.homedir()`
@@ -409,6 +434,8 @@ def judge(call: Call, code: str, language: str | None) -> None:
             call.run_script(line)
         if _PWSH_IEX.search(code):
             call.flag(cat.REMOTE_CODE)  # `iex (iwr https://…)`: downloaded and run
+        if _PWSH_PERSIST.search(code):
+            call.flag(cat.PERSISTENCE)
         if _PWSH_PLAIN_SECRET.search(code):
             call.flag(cat.CREDENTIAL_ACCESS)  # a vault's secrets turned into plain text
     elif language == "python":

@@ -18,6 +18,7 @@ import re
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.flow import OPAQUE, Flow
+from gateway.shell.generic import noting
 from gateway.shell.invocation import Call
 from gateway.shell.options import Options, scan, spec
 from gateway.shell.words import Word
@@ -28,16 +29,22 @@ _STATEMENT = re.compile(r"[;\n]")
 _MAX_STATEMENTS = 256
 
 
-def _effects(script: str) -> tuple[bool, bool]:
-    """(sends local files, removes remote ones) for a client command script."""
+def _effects(call: Call, script: str) -> tuple[bool, bool]:
+    """(sends local files, removes remote ones) for a client command script; the local files it sends are read
+    (a key sent is a key read) and those it fetches written (`get /etc/shadow /etc/cron.d/x`)."""
     uploads = removes = False
     for statement in _STATEMENT.split(script)[:_MAX_STATEMENTS]:
         words = statement.strip().lstrip("!@-").split()
         if not words:
             continue
         verb = words[0].lower()
+        operands = [w for w in words[1:] if not w.startswith("-")]
         if verb in _UPLOADS:
             uploads = True
+            for local in operands[:1] if verb in ("put", "reput", "append", "send", "pput") else operands[:16]:
+                call.read(Word(local))
+        elif verb in ("get", "reget", "recv", "pget") and len(operands) >= 2:
+            call.write(Word(operands[1]))
         elif verb in _REMOVES:
             removes = True
         elif verb == "mirror":
@@ -51,7 +58,7 @@ def _effects(script: str) -> tuple[bool, bool]:
 
 def _judge(call: Call, scripts: list[str], host: str | None) -> None:
     for script in scripts:
-        uploads, removes = _effects(script)
+        uploads, removes = _effects(call, script)
         if uploads and _remote(host):
             call.flag(cat.EXFILTRATION)
         if removes:
@@ -155,6 +162,8 @@ def azcopy(call: Call) -> Flow:
     if not words:
         return OPAQUE
     verb = words[0].value.lower()
+    if options.has("--dry-run"):
+        return OPAQUE  # lists what it would do
     urls = [w for w in words[1:] if "://" in w.value]
     for word in urls:
         call.host(hostnames.user_host(word.value))
@@ -174,11 +183,11 @@ def azcopy(call: Call) -> Flow:
     return OPAQUE
 
 
-HANDLERS = {
+HANDLERS = {name: noting(handler) for name, handler in {
     "sftp": sftp,
     "lftp": lftp,
     **dict.fromkeys(("ftp", "tnftp", "ncftp", "pftp", "netkit-ftp"), ftp),
     "smbclient": smbclient,
     "ncftpput": ncftpput,
     "azcopy": azcopy,
-}
+}.items()}

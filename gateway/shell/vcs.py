@@ -77,6 +77,10 @@ def git(call: Call) -> Flow:
         call.flag(cat.PERSISTENCE)
     if sub == "config" and _sets_header_secret(rest):
         call.flag(cat.EXFILTRATION)
+    if any("://" in w.value and "@" in w.value and mentions_secret(w.value) for w in rest[:16]):
+        # `git clone https://oauth2:glpat-…@host/x.git`, `remote set-url origin https://$TOKEN@…`: a credential in
+        # a URL is sent with the request and kept in the repository's configuration, as a web request's would be
+        call.flag(cat.EXFILTRATION)
     if sub == "credential" and rest and rest[0].value == "fill":
         call.flag(cat.CREDENTIAL_ACCESS)  # prints the stored username and password
     if sub in _NETWORK:

@@ -41,7 +41,8 @@ UNKNOWABLE_OR_PAYLOAD = [
 ORDINARY = [
     "echo hello | tr a-z A-Z", "tr -d '\\r' < in.txt > out.txt", "printf '%b\\n' 'line\\tone'", "rev names.txt",
     "cp /bin/ls ./bin/ls-copy", "ln -s ../lib/tool.sh bin/tool", "alias ll='ls -la'; ll", "f() { make test; }; f",
-    "ln -s \"$(which node)\" bin/node && bin/node --version", "alias g=git; g status", "t() { pytest -q \"$@\"; }; t -x",
+    "ln -s \"$(which node)\" bin/node && bin/node --version", "alias g=git; g status",
+    "t() { pytest -q \"$@\"; }; t -x",
 ]
 
 

@@ -24,7 +24,8 @@ CASES = {
     "database_destroy": [
         "psql -c 'DROP DATABASE app'", "psql -U me -d app -c 'drop table users cascade'",
         "mysql -e 'TRUNCATE TABLE orders'", "mysql app -e 'DELETE FROM sessions'",
-        "sqlite3 app.db 'DROP TABLE IF EXISTS users;'", "psql app <<'SQL'\nBEGIN;\nDROP SCHEMA public CASCADE;\nSQL",
+        "sqlite3 /var/lib/app/app.db 'DROP TABLE IF EXISTS users;'",
+        "psql app <<'SQL'\nBEGIN;\nDROP SCHEMA public CASCADE;\nSQL",
         "echo 'delete from audit;' | psql app", "mongosh app --eval 'db.dropDatabase()'",
         "mongosh --eval 'db.users.deleteMany({})'", "redis-cli -n 2 FLUSHDB", "dropdb app", "rails db:drop",
         "bin/rake db:reset", "npx prisma migrate reset --force",
@@ -70,6 +71,7 @@ ORDINARY = [
     "helm install api ./chart", "docker build -t x .", "docker compose down", "docker run --rm x pytest",
     "aws s3 ls", "gcloud config list", "psql -c 'SELECT count(*) FROM users'",
     "mysql -e 'DELETE FROM sessions WHERE expires < now()'", "sqlite3 app.db '.tables'", "redis-cli --version",
+    "sqlite3 app.db 'DROP TABLE IF EXISTS users;'",  # a database file of the workspace: local work
     "npm install", "npm test", "npm run build", "cargo build", "gem list", "gh pr create --fill", "poetry build",
     "echo x >> notes.md", "git config user.email bot@example.org", "git config --get core.hooksPath",
     "systemctl status nginx", "crontab -l", "atq", "kill %1", "kill -9 12345", "pkill -f 'npm run dev'",

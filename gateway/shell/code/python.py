@@ -72,6 +72,11 @@ def effects(source: str, depth: int = 0) -> list[Effect] | None:
         return None
 
 
+# Python's site folders, as the analysis places them: what loads from them loads at every start of Python.
+_USER_SITE = "~/.local/lib/python3/site-packages"
+_SYSTEM_SITE = "/usr/lib/python3/site-packages"
+
+
 class _Reader:
     def __init__(self, tree: ast.Module, depth: int) -> None:
         self.tree = tree
@@ -220,7 +225,12 @@ class _Reader:
         if isinstance(node, ast.Subscript):  # os.environ['HOME']
             if self.qualified(node.value) == "os.environ" and self.fold(node.slice) in _HOME_VARS:
                 return "~"
+            if self.qualified(node.value) in ("site.getsitepackages", "site.getsitepackages()") or (
+                    isinstance(node.value, ast.Call) and self.qualified(node.value.func) == "site.getsitepackages"):
+                return _SYSTEM_SITE  # site.getsitepackages()[0]
             return None
+        if isinstance(node, ast.Attribute) and self.qualified(node) in ("site.USER_SITE", "site.USER_BASE"):
+            return _USER_SITE if node.attr == "USER_SITE" else "~/.local"
         if isinstance(node, ast.Call):
             return self.fold_call(node)
         return None
@@ -242,6 +252,10 @@ class _Reader:
             return "~"
         if func in ("os.getcwd", "pathlib.Path.cwd", "Path.cwd"):
             return "."
+        if func == "site.getusersitepackages":
+            return _USER_SITE  # where usercustomize.py and .pth files load at every start of Python
+        if func in ("sysconfig.get_path", "sysconfig.get_paths", "distutils.sysconfig.get_python_lib"):
+            return _SYSTEM_SITE
         return None
 
     def argv(self, node: ast.expr) -> str | None:
