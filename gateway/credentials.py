@@ -304,10 +304,44 @@ def is_secret_path(path: str, home: str, extra: tuple[str, ...] = ()) -> bool:
 
     if name in _HOME_ONLY_NAMES and _in_home_dir(parent, home):
         return True
+    if _tool_credentials(path, name, home):
+        return True
 
     if path in _SYSTEM_SECRETS or any(is_within(path, d) for d in _SYSTEM_SECRET_DIRS):
         return True
     return parent == "/etc/ssh" and bool(_SSH_HOST_KEY.fullmatch(name))
+
+
+# Command-line tools keep their keys in a configuration file in the home: a dot-file (`~/.ossutilconfig`,
+# `~/.s3cfg`, `~/.cos.conf`) or a file in the tool's dot-directory (`~/.aliyun/config.json`, `~/.tccli/x.credential`,
+# `~/.config/tool/credentials`). Which tools exist is not knowable; these shapes are what they share. The ones
+# everyone reads for ordinary reasons stay open.
+_OPEN_DOT_FILES = frozenset({".gitconfig", ".editorconfig", ".tmux.conf", ".fonts.conf", ".ripgreprc", ".wezterm.lua"})
+_OPEN_DOT_DIRS = frozenset({".cache", ".local", ".vscode", ".vscode-server", ".npm", ".nvm", ".pyenv", ".rbenv",
+                            ".rustup", ".cargo", ".vim", ".emacs.d", ".oh-my-zsh", ".ipython", ".jupyter", ".git",
+                            ".tmux", ".zsh", ".mozilla", ".dotnet", ".android", ".gradle", ".m2", ".sdkman", ".bun",
+                            ".deno", ".go", ".cursor", ".claude", ".gemini", ".codex", ".ollama", ".conda",
+                            ".continue", ".wdm", ".pki"})
+_TOOL_CONFIG_NAMES = frozenset({"config", "config.json", "config.yaml", "config.yml", "config.toml", "config.ini",
+                                "conf.json", "settings.json"})
+_TOOL_CREDENTIAL_NAMES = re.compile(r"(?:credentials?|creds|auth|tokens?|access[-_]?tokens?|secrets?|hosts\.yml)"
+                                    r"(?:\.(?:json|ya?ml|toml|ini|conf|txt))?|.+\.credentials?|.+[-_](?:credentials?"
+                                    r"|token|secret)s?\.(?:json|ya?ml|toml)", re.I)
+
+
+def _tool_credentials(path: str, name: str, home: str) -> bool:
+    for root in _homes(home):
+        if not path.startswith(root + "/."):
+            continue
+        rel = path[len(root) + 1:].split("/")
+        if len(rel) == 1:  # `~/.ossutilconfig`, `~/.s3cfg`, `~/.cos.conf`
+            return name not in _OPEN_DOT_FILES and name.lower().endswith(("config", "cfg", ".conf", ".cnf"))
+        if rel[0] == ".config" and len(rel) == 3:  # `~/.config/TOOL/credentials`
+            return bool(_TOOL_CREDENTIAL_NAMES.fullmatch(name))
+        if len(rel) == 2:  # `~/.aliyun/config.json`, `~/.tccli/default.credential`
+            return bool(_TOOL_CREDENTIAL_NAMES.fullmatch(name)) or (
+                name in _TOOL_CONFIG_NAMES and rel[0] not in _OPEN_DOT_DIRS and rel[0] != ".config")
+    return False
 
 
 def holds_secrets(directory: str, home: str) -> bool:
@@ -372,7 +406,30 @@ def is_agent_config(path: str) -> bool:
 # that asks (AWS/Azure/OpenStack/Oracle 169.254.169.254, ECS task credentials, GCP, Alibaba, AWS IPv6).
 _METADATA_HOSTS = frozenset({"169.254.169.254", "169.254.170.2", "169.254.169.253", "metadata.google.internal",
                              "metadata", "metadata.goog", "100.100.100.200", "fd00:ec2::254", "instance-data",
-                             "instance-data.ec2.internal", "metadata.azure.com", "169.254.169.123"})
+                             "instance-data.ec2.internal", "metadata.azure.com", "169.254.169.123",
+                             "metadata.tencentyun.com"})
+
+
+# Metadata services by the shape of their paths, whatever the host is called (Tencent's metadata.tencentyun.com,
+# Huawei's, an alias in /etc/hosts): the role credentials and tokens they serve.
+_METADATA_PATH = re.compile(r"^/(?:latest/meta-data/|latest/api/token|computeMetadata/v1|metadata/(?:instance|identity)"
+                            r"\b|opc/v[12]/|openstack/latest/|metadata/v1/)|/meta-data/(?:iam|ram|cam)/security-cred",
+                            re.I)
+
+
+def is_metadata_url(url: str) -> bool:
+    """A request to a cloud metadata service: by its host, or by a path only such services serve."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url if "://" in url else "http://" + url)
+    except ValueError:
+        return False
+    host = (parts.hostname or "").lower()
+    # By path only where such a service can be: an address, a name of the private network, or one named for it.
+    private = bool(re.fullmatch(r"[\d.]+|\[?[0-9a-f:]+\]?", host)) or "." not in host or host.endswith(
+        (".internal", ".local", ".lan", ".intranet")) or host.split(".", 1)[0] in ("metadata", "imds", "instance-data")
+    return is_metadata_host(host) or (private and bool(_METADATA_PATH.search(parts.path or "")))
 
 
 def is_metadata_host(host: str) -> bool:

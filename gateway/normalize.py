@@ -18,6 +18,7 @@ from gateway.credentials import (
     holds_secrets,
     is_agent_config,
     is_metadata_host,
+    is_metadata_url,
     is_secret_path,
     mentions_secret,
     seeks_secrets,
@@ -179,7 +180,7 @@ def normalize(
         hosts = tuple(dict.fromkeys(h for h in (_host(u) for u in urls) if h))
         # A secret in the URL (a token in the query string) goes to whoever serves it.
         leaked = ("exfiltration",) if any(mentions_secret(u) for u in urls) else ()
-        if any(is_metadata_host(h) for h in hosts):
+        if any(is_metadata_host(h) for h in hosts) or any(is_metadata_url(u) for u in urls):
             leaked = (*leaked, "credential_access")  # the instance's credentials, fetched into the transcript
         facts = Facts(target=" ".join(urls)[:_MAX_TARGET], hosts=hosts, categories=tuple(sorted(leaked)))
     elif action_type == c.WEB_SEARCH:

@@ -43,7 +43,7 @@ import yaml
 from gateway.shell import categories as cat
 from gateway.shell.flow import Flow
 from gateway.shell.invocation import Call
-from gateway.shell.lexicon import VERBS
+from gateway.shell.lexicon import VERBS, kebab
 from gateway.shell.words import Word, join_words, literal_word
 
 _HELP = frozenset({"help", "--help", "-h", "--version", "version", "-v", "--v", "-V"})
@@ -188,7 +188,7 @@ def split(call: Call, table: Table) -> tuple[list[str], list[str], list[int]]:
 
 def judge(call: Call, table: Table) -> str | None:
     """The category of this call by its table (None: known safe)."""
-    words, present, _ = split(call, table)
+    words, present, where = split(call, table)
     given = {w.value for w in call.args if w.value.startswith("-")}  # as written: `-H` (a host, a header) is no `-h`
     if (words and words[0] in _HELP) or given & {"--help", "-h"} or (given & _HELP and len(words) <= 1):
         return None  # help prints, whatever the subcommand
@@ -199,8 +199,9 @@ def judge(call: Call, table: Table) -> str | None:
             if kind == "read":
                 return None
             return table.destroy if kind == "destroy" else _KIND_CATEGORY[kind]
-    if _conventional_read(words[:3]):
-        return None  # `consul acl policy list`, `vault token capabilities …`, `glab ci lint`: named for looking
+    if _conventional_read(words[:3]) or _conventional_read([kebab(call.args[i].value).split("-")[0]
+                                                            for i in where[:3]]):
+        return None  # `consul acl policy list`, `vault token capabilities …`, `hcloud ECS ListServers`: for looking
     return table.change if words else table.bare
 
 

@@ -218,6 +218,8 @@ for _name in clis.tables():
     HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
 HANDLERS["mix"] = foreign.mix(HANDLERS["mix"])
 HANDLERS["dart"] = foreign.dart(HANDLERS.get("dart", default_handler))
+for _name in ("java", "jbang"):
+    HANDLERS[_name] = foreign.java(HANDLERS.get(_name, default_handler))
 HANDLERS["deno"] = buildhooks.deno(HANDLERS["deno"])
 for _name in ("bun", "deno"):
     HANDLERS[_name] = interpreters.js_runtime(HANDLERS[_name])

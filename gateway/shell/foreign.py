@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from gateway.paths import is_within
 from gateway.shell import categories as cat
-from gateway.shell import program_text
+from gateway.shell import lexicon, program_text
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.generic import note_arguments
 from gateway.shell.invocation import Call
@@ -254,6 +254,22 @@ def dart(handler: Handler) -> Handler:
             operands = operands[1:]
         if operands and operands[0].value.endswith(".dart"):
             _read_script(call, operands[0])
+        return handler(call)
+
+    return handle
+
+
+def java(handler: Handler) -> Handler:
+    """`java tools/Purge.java` (Java 11+ runs a source file as it is), `jbang x.java`, `kotlin x.main.kts`: a
+    program of the workspace, read like any program in a language with no parser here (``program_text``:
+    `new ProcessBuilder("rm", "-rf", …)`, SQL handed to a driver)."""
+    def handle(call: Call) -> Flow:
+        for word in call.args:
+            if not word.value.startswith("-") and word.value.endswith((".java", ".kts", ".kt", ".groovy")):
+                _read_script(call, word)
+                break
+        else:
+            lexicon.judge(call)  # `java -jar jenkins-cli.jar … delete-job x`: a program nobody described
         return handler(call)
 
     return handle

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from gateway.shell import categories as cat
+from gateway.shell.databases import sql_effect
 from gateway.shell.invocation import Call
 from gateway.shell.words import Word
 
@@ -47,9 +48,19 @@ _MAX_WORDS = 3
 def judge(call: Call) -> None:
     """Flag what the verbs in the subcommand words and long option names of ``call`` say it does. Only a
     call shaped like a CLI's (a subcommand with a target or options: `x deploy web`, `x submit --prod`) is
-    read: `form submit` names no program anyone ships."""
+    read: `form submit` names no program anyone ships. SQL it is handed runs on some database
+    (`n98-magerun2 db:query "DELETE FROM …"`, `cli sql 'DROP TABLE …'`): judged as SQL."""
     judge_words(call, call.args)
     judge_resource_verbs(call)
+    for word in call.args[:32]:
+        if word.literal and _SQL_STATEMENT.match(word.value):
+            effect = sql_effect(word.value)
+            if effect is not None:
+                call.flag(effect)
+
+
+_SQL_STATEMENT = re.compile(r"\s*(?:DELETE\s+FROM|DROP\s+(?:TABLE|DATABASE|SCHEMA|INDEX|VIEW|USER)|TRUNCATE"
+                            r"|UPDATE\s+\S+\s+SET|ALTER\s+(?:TABLE|DATABASE|USER)|INSERT\s+INTO|GRANT|REVOKE)\b", re.I)
 
 
 # After a noun, the everyday verbs manage a resource of the service (`tctl users rm j`, `confluent api-key
@@ -162,13 +173,47 @@ def judge_words(call: Call, args: list[Word]) -> None:
             continue
         if value.startswith("-"):
             continue
-        if seen >= _MAX_WORDS or not word.literal or not _WORD.match(value):
+        action = kebab(value)  # `ecs DeleteInstance`, `mqadmin deleteTopic`: API actions spelled in camel case
+        if seen >= _MAX_WORDS or not word.literal or not _WORD.match(action):
             seen += 1
             continue
         seen += 1
-        category = _verb(value)
+        category = _verb(action) or _reads_secret(action) or (
+            # an API action that changes a resource (`ModifyInstanceAttribute`, `RunInstances`, `StopDBInstance`):
+            # actions in Pascal case are a cloud API's, never a local chore's (`gulp copyAssets` is one)
+            cat.INFRA_CHANGE if action != value and value[0].isupper() and action.split("-", 1)[0] in _API_CHANGES
+            else None)
         if category is not None:
             call.flag(category)
+
+
+_API_CHANGES = frozenset({"create", "modify", "update", "run", "start", "stop", "reboot", "restart", "set", "put",
+                          "add", "remove", "attach", "detach", "associate", "disassociate", "authorize", "allocate",
+                          "release", "replace", "reset", "enable", "disable", "import", "upgrade", "downgrade",
+                          "renew", "apply", "bind", "unbind", "copy", "move", "grant", "assign", "unassign", "open",
+                          "close", "change", "convert", "migrate", "resize", "restore", "rotate", "invoke", "execute",
+                          "publish", "tag", "untag"})
+_CAMEL = re.compile(r"[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+")
+
+
+def kebab(word: str) -> str:
+    """`DeleteInstance` → `delete-instance`, `deleteTopic` → `delete-topic`; any other word as it is."""
+    if not _CAMEL.fullmatch(word) or word.isupper():
+        return word
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", word).lower()
+
+
+# An action named for fetching a secret's value (`GetSecretValue`, `get-password`, `fetch-credentials`).
+_FETCH_PARTS = frozenset({"get", "fetch", "read", "show", "export", "retrieve", "print", "reveal", "dump", "decrypt"})
+_SECRET_VALUES = frozenset({"secret", "secrets", "password", "passwords", "credential", "credentials", "token",
+                            "tokens", "apikey", "privatekey"})
+
+
+def _reads_secret(text: str) -> str | None:
+    parts = _PARTS.split(text.lower())
+    if len(parts) > 1 and parts[0] in _FETCH_PARTS and _SECRET_VALUES & set(parts[1:]):
+        return cat.CREDENTIAL_ACCESS
+    return None
 
 
 # A destroy verb glued to the resource it destroys, as some CLIs spell subcommands (`cbt deletetable`,

@@ -27,6 +27,7 @@ from gateway.shell import hosts as hostnames
 from gateway.shell import services
 from gateway.shell.code.effects import command_line
 from gateway.shell.databases import sql_effect
+from gateway.shell.flow import PAYLOAD
 from gateway.shell.invocation import Call
 from gateway.shell.words import Word
 
@@ -405,9 +406,28 @@ def sdk_verbs(code: str, language: str | None) -> list[str]:
     return out
 
 
+# A download saved to a file by a program's own API (`copy('https://…/installer', 'setup.php')`, `urlretrieve(URL,
+# PATH)`, `Invoke-WebRequest URL -OutFile x.ps1`, `file_put_contents('x', file_get_contents('https://…'))`).
+_SAVES_DOWNLOAD = re.compile(r"""\b\w+\s*\(\s*["'](?:https?|ftp)://[^"'\s]+["']\s*,\s*["']([^"'\s]{1,400})["']"""
+                             r"""|\bfile_put_contents\s*\(\s*["']([^"'\s]{1,400})["']\s*,\s*file_get_contents\s*\(\s*"""
+                             r"""["'](?:https?|ftp)://|\b(?:Invoke-WebRequest|iwr)\b[^\n]{0,400}?-OutFile\s+["']?"""
+                             r"""([^"'\s]{1,400})""", re.I)
+
+
+def saved_downloads(call: Call, code: str) -> None:
+    """Files a program saves from the network hold downloaded bytes: running one later in the line (or in a
+    later call of the run) runs code nobody reviewed, as after `curl -o`."""
+    for match in list(_SAVES_DOWNLOAD.finditer(code[: 1 << 16]))[:16]:
+        target = next(g for g in match.groups() if g is not None)
+        path = call.write(Word(target))
+        if path is not None:
+            call.facts.keeps(call.scope, path, PAYLOAD)
+
+
 def judge(call: Call, code: str, language: str | None) -> None:
     """Flag what ``code`` (in ``language``: python, javascript, ruby, perl, php; None for one with no
     parser here) says it does."""
+    saved_downloads(call, code)
     lower = code.lower()
     if any(s in lower for s in _SOCKET) and any(s in lower for s in _SPAWN):
         call.flag(cat.REVERSE_SHELL)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from gateway.credentials import is_metadata_url
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.invocation import Call
@@ -30,7 +31,9 @@ _MESSAGE_HOSTS = ("hooks.slack.com", "slack.com/api/chat.", "discord.com/api/web
                   "mandrillapp.com/api", "api.resend.com", "api.brevo.com", "api.sparkpost.com", "api.vonage.com",
                   "rest.nexmo.com", "api.messagebird.com", "graph.facebook.com", "api.twitter.com", "api.x.com",
                   "api.linkedin.com", "api.pushbullet.com", "maker.ifttt.com", "ntfy.sh", "api.postmark.com",
-                  "smtp.", "mattermost", "/hooks/", "/webhook", "rocket.chat")
+                  "smtp.", "mattermost", "/hooks/", "/webhook", "rocket.chat",
+                  # chat bots by the shape of their URLs (`…/bot/v2/hook/ID`, `…/robot/send?access_token=`)
+                  "/hook/", "/robot/send", "/cgi-bin/webhook/")
 # Payment APIs: a write there moves money.
 _PAYMENT_HOSTS = ("api.stripe.com", "api.paypal.com", "api-m.paypal.com", "connect.squareup.com",
                   "api.squareup.com", "api.braintreegateway.com", "api.adyen.com", "checkout-test.adyen.com",
@@ -40,6 +43,10 @@ _DATASTORE_PORTS = frozenset({"9200", "9201", "9243", "5984", "8983", "8086", "8
 _DATASTORE_DESTROY = re.compile(r"/_delete_by_query|/_all\b|/_flush|/_truncate|/_drop|/solr/[^/]+/update\?.*delete|"
                                 r"/api/v\d+/.*(?:drop|truncate)|/_data_stream/", re.I)
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# A write to an endpoint whose path moves money back or out (`/v3/refund/domestic/refunds`, `/v1/payouts`): a
+# payment API no list above names.
+_PATH_PAYS = re.compile(r"(?:^|/)(?:refunds?|payouts?|charges?|captures?|disbursements?|withdrawals?)(?=$|[/?])",
+                        re.I)
 # A write to an endpoint whose path names a destroy or deploy verb as a word of its own (RPC-style APIs).
 _PATH_VERB = re.compile(r"(?:^|[/_.:-])(delete|destroy|purge|wipe|erase|drop|truncate|terminate|deregister"
                         r"|decommission|clean_?tombstones|deploy|undeploy|rollback|promote|transition|failover"
@@ -70,10 +77,13 @@ def judge(call: Call, method: str, urls: list[str], *, verbs_in_path: bool = Tru
         local = not host or hostnames.is_local(host)
         messages = not local and any(marker in rest for marker in _MESSAGE_HOSTS) and (
             method in _WRITES or "/bot" in rest)
-        pays = method in _WRITES and any(rest.startswith(h) for h in _PAYMENT_HOSTS)
+        pays = method in _WRITES and (any(rest.startswith(h) for h in _PAYMENT_HOSTS) or (
+            not local and verbs_in_path and bool(_PATH_PAYS.search(path))))
         sends = method in _WRITES and not local and verbs_in_path and bool(_PATH_SEND.search(path))
         if messages or pays or sends:
             call.flag(cat.OUTWARD_MESSAGE)
+        if is_metadata_url(url):
+            call.flag(cat.CREDENTIAL_ACCESS)  # the instance's role credentials, whatever the host is called
         if method in ("POST", "PUT") and not local and verbs_in_path and _IDENTITY_COLLECTION.search(path):
             call.flag(cat.CREDENTIAL_CREATION)  # `POST …/api/v2.0/robots`, `…/personal_access_tokens`: a credential
         datastore = port in _DATASTORE_PORTS or "elastic" in host or "opensearch" in host or "solr" in host or \

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from gateway.shell import categories as cat
-from gateway.shell import tasks
+from gateway.shell import recipes, tasks
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.invocation import Call
 from gateway.shell.options import scan, short_letters, spec
@@ -239,9 +239,8 @@ def make(call: Call) -> Flow:
     for flow in sources:
         if flow.script is not None:
             _make_functions(call, flow.script)
-            for line in flow.script.splitlines():
-                if line.startswith("\t") and line.strip():
-                    call.run_script(line.strip().lstrip("@-+"))
+            for line in recipes.makefile(flow.script, None):  # every recipe, make's variables filled in
+                call.run_script(line)
         elif flow.payload:
             call.flag(cat.REMOTE_CODE)
         elif flow.opaque or flow is EMPTY:

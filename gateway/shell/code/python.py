@@ -174,7 +174,8 @@ class _Reader:
                 func = self.qualified(node.func) or ""
                 sink = func in _OUTPUTS or func.endswith((".write", ".send", ".sendall", ".post", ".put",
                                                            ".info", ".warning", ".debug", ".error"))
-                if sink and any(self.whole_environment(a) for a in node.args):
+                given = [*node.args, *(k.value for k in node.keywords if k.arg not in ("env", "environ"))]
+                if sink and any(self.whole_environment(a) for a in given):  # `requests.post(u, json=dict(os.environ))`
                     self.out.append(Effect(ENVIRONMENT, None))
             elif isinstance(node, ast.JoinedStr) and any(
                     isinstance(v, ast.FormattedValue) and self.whole_environment(v.value) for v in node.values):
