@@ -335,7 +335,9 @@ def _tool_credentials(path: str, name: str, home: str) -> bool:
             continue
         rel = path[len(root) + 1:].split("/")
         if len(rel) == 1:  # `~/.ossutilconfig`, `~/.s3cfg`, `~/.cos.conf`
-            return name not in _OPEN_DOT_FILES and name.lower().endswith(("config", "cfg", ".conf", ".cnf"))
+            return name not in _OPEN_DOT_FILES and name.lower().endswith(
+                ("config", "cfg", ".conf", ".cnf", "tickets", "ticket", "token", "tokens", "passwd", "password",
+                 "passwords", "secret", "secrets", "credentials", "credential"))  # `~/.p4tickets`, `~/.vault-token`
         if rel[0] == ".config" and len(rel) == 3:  # `~/.config/TOOL/credentials`
             return bool(_TOOL_CREDENTIAL_NAMES.fullmatch(name))
         if len(rel) == 2:  # `~/.aliyun/config.json`, `~/.tccli/default.credential`
@@ -452,7 +454,7 @@ _SECRET_TOKEN = re.compile(
     r"(?:AKIA|ASIA)[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
     r"|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}"
     r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|-----BEGIN [A-Z ]*PRIVATE KEY-----")
-_SECRET_PAIR = re.compile(r"(?i:password|passwd|secret|token|api_?key)=[^&\s]{8,}")
+_SECRET_PAIR = re.compile(r"(?i:password|passwd|secret|token|api_?key)=[^&\s]{8,}|[?&](?i:key)=[A-Za-z0-9_-]{20,}")
 
 
 # `*_KEY` names a secret (`STRIPE_KEY`, `SUPABASE_SERVICE_ROLE_KEY`, `SIGNING_KEY`) unless the word before it names

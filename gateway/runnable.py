@@ -37,7 +37,9 @@ CARRIED = frozenset({
 
 _INTERPRETERS = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".rb": "ruby", ".pl": "perl",
                  ".php": "php", ".R": "Rscript", ".r": "Rscript", ".jl": "julia", ".ps1": "pwsh -File",
-                 ".csx": "dotnet-script", ".dart": "dart run"}
+                 ".csx": "dotnet-script", ".dart": "dart run",
+                 # sources a build runs (Unity's editor scripts, a tool's Main): read for what their text names
+                 ".cs": "dotnet-script", ".java": "java", ".kt": "kotlin"}
 # MSBuild project files run their `<Exec Command="…">` tasks on every build or test.
 _MSBUILD = (".csproj", ".fsproj", ".vbproj", ".proj", ".props", ".targets")
 _MSBUILD_PROPERTY = re.compile(r"\$\((\w+)\)")
@@ -121,7 +123,9 @@ def write_equivalent(input: Mapping[str, Any], cwd: str | None, home: str) -> tu
 
 def is_ci_definition(path: str, text: str = "") -> bool:
     name = posixpath.basename(path)
-    return name in _CI_FILES or name.endswith((".gitlab-ci.yml", ".gitlab-ci.yaml")) or (  # GitLab's included files
+    # GitLab's included files (`x.gitlab-ci.yml`), Jenkinsfiles by any suffix (`Jenkinsfile.debug`, `x.Jenkinsfile`)
+    return name in _CI_FILES or name.endswith((".gitlab-ci.yml", ".gitlab-ci.yaml", ".Jenkinsfile")) or (
+        name.startswith("Jenkinsfile")) or (
         any(f"/{d}" in path for d in _CI_DIRS) and name.endswith((".yml", ".yaml"))) or (
         name.endswith((".yml", ".yaml")) and ("tekton.dev/" in text[:4096]  # a Tekton Task or Pipeline
                                               or _ADO_STEPS.search(text[:_MAX_TEXT]) is not None))

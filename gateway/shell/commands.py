@@ -218,6 +218,7 @@ for _name in clis.tables():
     HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
 HANDLERS["mix"] = foreign.mix(HANDLERS["mix"])
 HANDLERS["dart"] = foreign.dart(HANDLERS.get("dart", default_handler))
+HANDLERS["blender"] = foreign.blender
 for _name in ("java", "jbang"):
     HANDLERS[_name] = foreign.java(HANDLERS.get(_name, default_handler))
 HANDLERS["deno"] = buildhooks.deno(HANDLERS["deno"])
@@ -243,7 +244,9 @@ for _name in ("bazel", "bazelisk"):
                                              operations.LAUNCHED)
 
 _VERSIONED = (
-    (re.compile(r"python[0-9.]*|pypy[0-9.]*"), interpreters.python),
+    # Python under the names applications embed it by (Houdini's hython, Maya's mayapy, ParaView's pvpython …)
+    (re.compile(r"python[0-9.]*w?|pypy[0-9.]*|hython[0-9.]*|mayapy[0-9.]*|pvpython|pvbatch|mjpython|nuke-python"),
+     interpreters.python),
     (re.compile(r"pip[0-9.]*"), packages.pip),
     (re.compile(r"mkfs(\..+)?"), system.disk_format),
     (re.compile(r"perl[0-9.]+"), interpreters.perl),

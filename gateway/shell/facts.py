@@ -41,6 +41,9 @@ SHELL_READS_STDIN = "shell_stdin"  # a shell executing whatever arrives on its s
 NETWORK_STREAM = "net_stream"  # a raw network connection (nc, telnet, socat, openssl s_client)
 
 
+_EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`|\$\w+")
+
+
 class Facts:
     """Mutable collector for one ``analyze`` call."""
 
@@ -214,9 +217,10 @@ class Facts:
         else:
             self.writes_somewhere(None)
             # `"$(python -m site --user-site)/usercustomize.py"`: the place is computed, the file's name is not
-            name = word.value.rsplit("/", 1)[-1]
-            if "/" in word.value and name and not set(name) & set("$`*?[{") and \
-                    is_persistence_path("/unknown/" + name, ""):
+            # … and so is the literal tail after it (`$CONDA_PREFIX/etc/conda/activate.d/x.sh`)
+            tail = _EXPANSION.split(word.value)[-1]
+            if "/" in word.value and tail.strip("/") and not set(tail) & set("$`*?[{") and \
+                    is_persistence_path("/unknown/" + tail.lstrip("/"), ""):
                 self.flag(cat.PERSISTENCE)
         return path
 

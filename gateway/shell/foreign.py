@@ -26,7 +26,7 @@ from gateway.shell import lexicon, program_text
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.generic import note_arguments
 from gateway.shell.invocation import Call
-from gateway.shell.words import Word
+from gateway.shell.words import Word, literal_word
 
 Handler = Callable[[Call], Flow]
 
@@ -239,6 +239,8 @@ def _read_script(call: Call, word: Word) -> None:
     but its text is read for what it names — SQL that drops or truncates, client calls that delete or
     deploy, secrets, hosts — like any program's (``program_text``)."""
     content = call.file_content(word)
+    if content is not None and content.payload:
+        call.flag(cat.REMOTE_CODE)  # `pwsh -File x.ps1` of a download: code nobody reviewed
     if content is not None and content.script is not None:
         program_text.judge(call, content.script, None)
     elif content is not None and content.opaque:
@@ -273,6 +275,24 @@ def java(handler: Handler) -> Handler:
         return handler(call)
 
     return handle
+
+
+def blender(call: Call) -> Flow:
+    """`blender -b scene.blend --python-expr CODE` / `-P script.py` runs Python inside Blender (judged as Python);
+    `-o //renders/x_####` writes beside the .blend file (Blender's `//` is that folder, not the root)."""
+    args = call.args
+    scene = next((w.value for w in args if w.value.endswith(".blend")), "")
+    folder = scene.rsplit("/", 1)[0] + "/" if "/" in scene else ""
+    for i, word in enumerate(args[:-1]):
+        value, following = word.value, args[i + 1]
+        if value == "--python-expr":
+            call.invoke([literal_word("python3"), literal_word("-c"), following])
+        elif value in ("-P", "--python"):
+            call.invoke([literal_word("python3"), following])
+        elif value in ("-o", "--render-output"):
+            target = following.value
+            call.write(Word(folder + target[2:]) if target.startswith("//") else following)
+    return OPAQUE
 
 
 def mix(handler: Handler) -> Handler:

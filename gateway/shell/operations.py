@@ -366,6 +366,9 @@ def _handler(judge: Callable[[Call], str | None]) -> Handler:
     return with_judges(default_handler, judge)
 
 
+_STEAM_UPLOADS = frozenset({"+run_app_build", "+run_app_build_http", "+run_workshop_build", "+workshop_build_item",
+                            "+build_depot"})
+
 INFRA: dict[str, Handler] = {
     **dict.fromkeys(["terraform", "tofu", "terragrunt"], _handler(_terraform)),
     **dict.fromkeys(["kubectl", "oc", "k"], _handler(_kubectl)),
@@ -392,6 +395,9 @@ INFRA: dict[str, Handler] = {
     "twine": _handler(_first_word_publishes("upload")),
     **dict.fromkeys(["flit", "hatch"], _handler(_first_word_publishes("publish"))),
     "vsce": _handler(_first_word_publishes("publish")),
+    # SteamCMD's `+command` script: `+run_app_build app_build.vdf` uploads a build to Steam (and may set it live)
+    **dict.fromkeys(["steamcmd", "steamcmd.sh", "steamcmd.exe"], _handler(
+        lambda call: cat.PUBLISH if any(w.value.lower() in _STEAM_UPLOADS for w in call.args) else None)),
     "gh": _handler(_gh),
     "kill": _handler(_kill),
     **dict.fromkeys(["pkill", "killall", "killall5", "skill", "slay"], _handler(_pkill)),
