@@ -39,7 +39,8 @@ _INTERPRETERS = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node"
                  ".php": "php", ".R": "Rscript", ".r": "Rscript", ".jl": "julia", ".ps1": "pwsh -File",
                  ".csx": "dotnet-script", ".dart": "dart run",
                  # sources a build runs (Unity's editor scripts, a tool's Main): read for what their text names
-                 ".cs": "dotnet-script", ".java": "java", ".kt": "kotlin"}
+                 ".cs": "dotnet-script", ".java": "java", ".kt": "kotlin", ".rs": "rust-script", ".c": "tcc -run",
+                 ".cpp": "cling", ".cc": "cling"}
 # MSBuild project files run their `<Exec Command="…">` tasks on every build or test.
 _MSBUILD = (".csproj", ".fsproj", ".vbproj", ".proj", ".props", ".targets")
 _MSBUILD_PROPERTY = re.compile(r"\$\((\w+)\)")

@@ -58,8 +58,9 @@ MANIFESTS: dict[str, tuple[str, ...]] = {
     "nextflow": ("main.nf",),
     "dvc": ("dvc.yaml",),
     "nox": ("noxfile.py",),
-    **dict.fromkeys(("compose", "docker-compose", "podman-compose"), ("compose.yaml", "compose.yml",
-                                                                       "docker-compose.yml", "docker-compose.yaml")),
+    **dict.fromkeys(("compose", "docker-compose", "podman-compose"), (
+        "compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml", "compose.override.yaml",
+        "compose.override.yml", "docker-compose.override.yml", "docker-compose.override.yaml")),
 }
 _SEPARATORS = ";&|()<>`$\"'\n"
 # Sent in place of a compiled program's text. No text is ever equal to it: a file holding a NUL byte is

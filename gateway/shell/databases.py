@@ -102,6 +102,13 @@ def sql_effect(sql: str) -> str | None:
     return worst
 
 
+# Text that is a SQL statement which changes something, wherever it is handed (a program's argument, a field
+# of an HTTP API): `DELETE FROM t`, `DROP TABLE t`, `TRUNCATE t`, `UPDATE t SET …` — not a lone word (`drop`).
+SQL_STATEMENT = re.compile(r"\s*(?:DELETE\s+FROM|DROP\s+(?:TABLE|DATABASE|SCHEMA|INDEX|VIEW|USER|KEYSPACE|MEASUREMENT"
+                           r"|SERIES|RETENTION)|TRUNCATE\s+\S|UPDATE\s+\S+\s+SET|ALTER\s+(?:TABLE|DATABASE|USER)"
+                           r"|INSERT\s+INTO|GRANT\s|REVOKE\s)", re.I)
+
+
 def sql_client(call: Call) -> str | None:
     options = _CLIENT_SQL_OPTIONS.get(call.name, _SQL_OPTIONS)
     texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in options]

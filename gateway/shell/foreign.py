@@ -83,6 +83,10 @@ PROGRAMS: dict[str, _Program] = {
                                                                            repl=True)),
     **dict.fromkeys(("dotnet-script", "csi.exe", "scriptcs"), _Program(code=_set("eval"), repl=True)),
     **dict.fromkeys(("tclsh", "wish", "jimsh"), _Program()),
+    # compiled languages run from source: rust-script, TinyCC's `tcc -run`, the cling C++ interpreter
+    "rust-script": _Program(code=_set("-e", "--expr"), repl=False),
+    "tcc": _Program(files=_set("-run"), repl=False, script_operand=False),
+    "cling": _Program(repl=True),
     "expect": _Program(code=_set("-c"), files=_set("-f")),
     **dict.fromkeys(("pwsh", "powershell", "pwsh-preview", "powershell.exe", "pwsh.exe"), _Program(
         code=_set("-c", "-command", "-Command", "--command", "-e", "-ec", "-enc", "-EncodedCommand",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from gateway.shell import categories as cat
-from gateway.shell.databases import sql_effect
+from gateway.shell.databases import SQL_STATEMENT, sql_effect
 from gateway.shell.invocation import Call
 from gateway.shell.words import Word
 
@@ -25,7 +25,8 @@ VERBS: dict[str, str] = {
                      "provision", "grant", "failover", "apply", "suspend", "decrypt"), cat.INFRA_CHANGE),
     **dict.fromkeys(("publish", "unpublish", "republish", "release", "upload", "submit", "push", "deprecate", "yank",
                      "distribute", "ship"), cat.PUBLISH),
-    **dict.fromkeys(("send", "sendmail", "email", "mail", "sms", "notify", "broadcast", "announce", "tweet", "invite",
+    **dict.fromkeys(("send", "sendmail", "sendsms", "sendmsg", "sendmessage", "email", "mail", "sms", "notify",
+                     "broadcast", "announce", "tweet", "invite",
                      "charge", "refund", "payout", "pay"), cat.OUTWARD_MESSAGE),
 }
 # In an option's name only the unmistakable verbs count (`--drop-existing`, `--upload-app`): `--reset-weights`
@@ -53,14 +54,13 @@ def judge(call: Call) -> None:
     judge_words(call, call.args)
     judge_resource_verbs(call)
     for word in call.args[:32]:
-        if word.literal and _SQL_STATEMENT.match(word.value):
+        if word.literal and SQL_STATEMENT.match(word.value):
             effect = sql_effect(word.value)
             if effect is not None:
                 call.flag(effect)
 
 
-_SQL_STATEMENT = re.compile(r"\s*(?:DELETE\s+FROM|DROP\s+(?:TABLE|DATABASE|SCHEMA|INDEX|VIEW|USER)|TRUNCATE"
-                            r"|UPDATE\s+\S+\s+SET|ALTER\s+(?:TABLE|DATABASE|USER)|INSERT\s+INTO|GRANT|REVOKE)\b", re.I)
+
 
 
 # After a noun, the everyday verbs manage a resource of the service (`tctl users rm j`, `confluent api-key

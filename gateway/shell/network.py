@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import posixpath
 import re
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 from gateway.credentials import mentions_secret
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell import services
+from gateway.shell.databases import SQL_STATEMENT, sql_effect
 from gateway.shell.facts import NETWORK_STREAM
 from gateway.shell.flow import EMPTY, OPAQUE, PAYLOAD, Flow
 from gateway.shell.invocation import Call
@@ -36,6 +37,17 @@ def _check_secrets(call: Call) -> None:
     the query string) sends that secret to whoever answers: exfiltration."""
     if any(mentions_secret(w.value) for w in call.args):
         call.flag(cat.EXFILTRATION)
+
+
+def _sql_sent(call: Call, fields: list[str]) -> None:
+    """SQL sent to a database's HTTP API (`/exec?query=DROP TABLE x`, `--data-urlencode "query=TRUNCATE …"`,
+    ClickHouse's body): judged as SQL, as a database client's would be."""
+    for field in fields[:32]:
+        for part in field.split("&")[:16]:
+            text = unquote_plus(part.split("=", 1)[1] if "=" in part.split(" ", 1)[0] else part)
+            effect = sql_effect(text) if SQL_STATEMENT.match(text) else None
+            if effect is not None:
+                call.flag(effect)
 
 
 def _remember_download(call: Call, word: Word) -> None:
@@ -123,9 +135,12 @@ def curl(call: Call) -> Flow:
     if leaked and _remote(hosts):
         call.flag(cat.EXFILTRATION)
     method = options.value("-X", "--request")
-    sends = any(name in _CURL_DATA or name in ("-F", "--form") for name, _ in options.flags)
+    sends = any(name in _CURL_DATA or name in ("-F", "--form") for name, _ in options.flags) and not (
+        "G" in short_letters(options) or options.has("--get"))  # `-G`: the data goes in the URL of a GET
     services.judge(call, method.value if method is not None else "PUT" if options.has("-T", "--upload-file")
                    else "POST" if sends else "GET", [w.value for w in urls])
+    _sql_sent(call, [v.value for n, v in options.flags if n in _CURL_DATA and v is not None] +
+              [u.value.split("?", 1)[1] for u in urls if "?" in u.value])
     output = options.values("-o", "--output")
     for word in output:
         _remember_download(call, word)

@@ -69,6 +69,7 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
     def handle(call: Call) -> Flow:
         options = scan(call.args, option_spec)
         operands = options.operands
+        patterns = options.values(*program_options) or operands[:1] if program_first else []
         if program_first and not options.values(*program_options):
             operands = operands[1:]  # the pattern / program, not a file
         for word in options.values(*file_options):
@@ -79,7 +80,7 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
             call.write(operands[output_operand])
             operands = operands[:output_operand]
         if recursive and any(name in recursive for name, _ in options.flags):
-            _read_trees(call, operands)
+            _read_trees(call, operands, any(_SECRET_WORDS.search(p.value) for p in patterns))
         content = _read_files(call, operands)
         flow = content if content is not None else call.stdin
         if call.name == "head" and (flow.unbounded or flow.many):
@@ -96,12 +97,17 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
     return handle
 
 
-def _read_trees(call: Call, operands: Sequence[Word]) -> None:
-    """A recursive read of a directory that holds the machine's or the user's secrets reads them."""
+def _read_trees(call: Call, operands: Sequence[Word], seeks_secrets: bool = False) -> None:
+    """A recursive read of a directory that holds the machine's or the user's secrets reads them; a recursive
+    search for secrets (`grep -rn password /etc/mosquitto/`) anywhere but the workspace finds them."""
     for word in operands:
         path = call.inspect(word)
-        if path is not None and holds_secrets(path, call.facts.home):
+        if path is not None and (holds_secrets(path, call.facts.home) or (
+                seeks_secrets and call.facts.record(path).path_class not in ("workspace", "temp"))):
             call.flag(cat.CREDENTIAL_ACCESS)
+
+
+_SECRET_WORDS = re.compile(r"passw|secret|token|api_?key|private.?key|credential", re.I)
 
 
 _MATCH_ALL = frozenset({"", ".", ".*", "^", "$", "=", "_", "[a-z]", "[A-Z]", "\\w"})

@@ -77,6 +77,13 @@ _USER_SITE = "~/.local/lib/python3/site-packages"
 _SYSTEM_SITE = "/usr/lib/python3/site-packages"
 
 
+def _pid(node: ast.expr) -> int | None:
+    """A literal process id (`-1`: every process the user may signal)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return -node.operand.value if isinstance(node.operand.value, int) else None
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, int) else None
+
+
 class _Reader:
     def __init__(self, tree: ast.Module, depth: int) -> None:
         self.tree = tree
@@ -277,6 +284,9 @@ class _Reader:
             return
         if func in ("open", "io.open", "builtins.open", "codecs.open"):
             self.open_(node)
+            return
+        if func in ("os.kill", "os.killpg") and node.args and _pid(node.args[0]) in (-1, 0, 1):
+            self.out.append(Effect(EXEC, "kill -9 -1"))  # `os.kill(-1, SIGKILL)`: every process the user has
             return
         if func is not None and func in _CALLS:
             kind, index = _CALLS[func]
