@@ -1,6 +1,6 @@
-"""The app factory: ``create_app()`` builds one gateway process (SPEC §2).
+"""The app factory: ``create_app()`` builds one gateway process (docs/gateway.md).
 
-The orchestrator may start a gateway in-process through this factory only (SPEC §1).
+The orchestrator may start a gateway in-process through this factory only (docs/gateway.md).
 """
 
 from __future__ import annotations

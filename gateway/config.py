@@ -1,4 +1,4 @@
-"""Gateway settings, read from the environment (SPEC §1) and overridable by the server's flags."""
+"""Gateway settings, read from the environment (docs/gateway.md) and overridable by the server's flags."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Credentials: which paths hold secrets (SPEC §3, block-credential-access), and which variable names
+"""Credentials: which paths hold secrets (docs/rules.md, block-credential-access), and which variable names
 and values look like one.
 
 A path is secret when reading it can leak a credential, or writing it can plant persistence (shell

@@ -1,4 +1,4 @@
-"""Request and response bodies of the HTTP API (SPEC §2.1, §2.5), validated by pydantic.
+"""Request and response bodies of the HTTP API (docs/gateway.md), validated by pydantic.
 
 Limits are deliberately tight: every field a client sends ends up in Redis keys or audit records, so
 oversized or odd values are refused with a 422 naming the field rather than stored.

@@ -1,4 +1,4 @@
-"""Map a raw ``(provider, tool, input)`` to the normalized call the rules see (SPEC §2.2).
+"""Map a raw ``(provider, tool, input)`` to the normalized call the rules see (docs/gateway.md).
 
 One place for both CLIs: Claude Code and Gemini CLI name the same operations differently, and Gemini
 sends paths relative to ``cwd`` and hides web_fetch URLs inside a prompt.

@@ -1,4 +1,4 @@
-"""Lexical path resolution and classification (SPEC §2.2).
+"""Lexical path resolution and classification (docs/gateway.md).
 
 Resolution is purely lexical (``~``, ``.``/``..``, relative to the agent's ``cwd``): the gateway does not
 follow the agent's filesystem, and a symlink it could see might not be what the agent sees anyway. The

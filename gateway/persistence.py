@@ -1,4 +1,4 @@
-"""Files that make something run later on its own (SPEC §2.3 `persistence`).
+"""Files that make something run later on its own (docs/rules.md `persistence`).
 
 A write to one of these is not ordinary work even when it is harmless today: a git hook runs on the
 user's next commit, an rc file on their next shell, a unit or a crontab on the next boot or minute.

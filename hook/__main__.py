@@ -1,4 +1,4 @@
-"""``acteon-swarm-hook``: the executable Claude Code and Gemini CLI run on every tool call (SPEC §4).
+"""``acteon-swarm-hook``: the executable Claude Code and Gemini CLI run on every tool call (docs/hook.md).
 
     acteon-swarm-hook gate [--cli claude|gemini] [--url URL] [--key-file F] [--budget S] [--authoritative]
     acteon-swarm-hook complete [--cli claude|gemini] [--url URL] [--key-file F]

@@ -1,4 +1,4 @@
-"""``acteon-swarm``: the orchestrator CLI (SPEC §5.1).
+"""``acteon-swarm``: the orchestrator CLI (docs/swarm.md).
 
 Heavy modules (httpx, the gateway, rich tables) are imported inside commands, so ``--help``, ``status``
 and ``cancel`` start fast (a test checks it). Exit codes: 0 ok, 1 the run or action failed, 2 bad input.

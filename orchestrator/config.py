@@ -1,4 +1,4 @@
-"""``swarm.toml``: the orchestrator's configuration (SPEC §5.3).
+"""``swarm.toml``: the orchestrator's configuration (docs/swarm.md).
 
 Every section forbids unknown keys: a misspelt safety setting that is silently ignored is worse than
 an error. Values are strict (TOML is typed, so ``max_agents = "8"`` is a mistake worth reporting).
@@ -100,7 +100,7 @@ class RoleSection(_Section):
 
 
 class RefinerSection(_Section):
-    """The model asked after each task (SPEC §5.8). ``engine = "command"`` runs ``command`` with
+    """The model asked after each task (docs/swarm.md). ``engine = "command"`` runs ``command`` with
     ``/bin/sh -c``: the prompt on its stdin, the answer on its stdout (any program can be the refiner;
     tests use a scripted one). The command is the operator's own, like the hook, so it is not gated."""
 
@@ -235,7 +235,7 @@ class ExecutorSection(_Section):
 
 
 class MonitorSection(_Section):
-    """The run monitor (SPEC §5.9): stuck and runaway agents, deadline risk, and what to do about them."""
+    """The run monitor (docs/swarm.md): stuck and runaway agents, deadline risk, and what to do about them."""
 
     enabled: bool = True
     stuck_repeats: int = Field(default=5, ge=2)  # the same call this many times in a row: stuck

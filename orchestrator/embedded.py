@@ -1,6 +1,6 @@
 """Run a gateway inside this process, on a loopback port, through the gateway's public app factory.
 
-This is the one place the orchestrator touches the gateway package (SPEC §1: embedded mode goes through
+This is the one place the orchestrator touches the gateway package (docs/gateway.md: embedded mode goes through
 ``gateway.app.create_app`` only); everything else talks to the gateway over HTTP.
 """
 

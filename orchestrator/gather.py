@@ -1,4 +1,4 @@
-"""``plan gather``: turn a request in plain words into a validated plan by asking an engine (SPEC §5.1).
+"""``plan gather``: turn a request in plain words into a validated plan by asking an engine (docs/swarm.md).
 
 The engine answers with ONE JSON object: either a plan, or (only when a human is there to answer, on a
 TTY) ``{"questions": [...]}`` — at most three clarifying questions. A plan is validated exactly like a

@@ -1,4 +1,4 @@
-"""Run monitor detection (SPEC §5.9): stuck agents, runaway agents, deadline risk.
+"""Run monitor detection (docs/swarm.md): stuck agents, runaway agents, deadline risk.
 
 Pure and deterministic on purpose: the detector sees the tool calls the tailer copied from the gateway's
 audit stream and the elapsed time the runner passes in; it never sleeps, reads a clock or does I/O, so

@@ -1,4 +1,4 @@
-"""The plan: what a run is asked to do, as tasks with dependencies and roles (SPEC §5.2).
+"""The plan: what a run is asked to do, as tasks with dependencies and roles (docs/swarm.md).
 
 A plan is JSON validated in two steps. Pydantic checks the shape of each object; :func:`validate_plan`
 checks what only the whole plan can tell (unique ids, known dependencies, no cycles, known roles).

@@ -1,4 +1,4 @@
-"""Agent roles: what each kind of agent may do and how it is prompted (SPEC §5.4).
+"""Agent roles: what each kind of agent may do and how it is prompted (docs/swarm.md).
 
 A role's tool allowlist is enforced by the gateway, not only by CLI flags (Gemini ignores allowlists
 under ``--yolo``): :func:`role_rules` turns the roles into per-run rules that suppress any tool call
@@ -343,7 +343,7 @@ def blocked_command_rules(patterns: list[str]) -> list[dict[str, Any]]:
 
 
 def quota_for(plan_estimated_actions: int, max_duration_minutes: int, override: int | None) -> dict[str, Any]:
-    """The run quota (SPEC §3): 1.5 × the plan's estimate (or ``override``) over the run's duration."""
+    """The run quota (docs/rules.md): 1.5 × the plan's estimate (or ``override``) over the run's duration."""
     if plan_estimated_actions < 0:
         raise ValueError("estimated actions cannot be negative")
     if max_duration_minutes < 1:

@@ -1,4 +1,4 @@
-"""The run directory (SPEC §5.7): ``ACTEON_STATE_DIR/runs/<run_id>/``.
+"""The run directory (docs/swarm.md): ``ACTEON_STATE_DIR/runs/<run_id>/``.
 
     plan.json         the plan as run
     run.json          pid, process start time, status, gateway URL (atomic writes)

@@ -1,4 +1,4 @@
-"""One swarm run, start to finish (SPEC §5.5–§5.7).
+"""One swarm run, start to finish (docs/swarm.md).
 
 Sets the run up in the gateway (role tool allowlists, blocked commands, quota), schedules the plan's
 tasks as agent sessions, journals every change, and on the way out snapshots the gateway's counters and

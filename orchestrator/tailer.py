@@ -1,4 +1,4 @@
-"""Follow a run's gateway audit stream and completion events (SPEC §5.9, §5.7).
+"""Follow a run's gateway audit stream and completion events (docs/swarm.md).
 
 The runner journals what :meth:`Tailer.poll` returns as ``ToolCall`` / ``ToolCompleted`` events; the
 monitor and the memory read them from there. Cursors are the gateway's stream entry ids, which the

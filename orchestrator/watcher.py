@@ -1,4 +1,4 @@
-"""The run's eyes on the gateway (SPEC §5.9): while a run goes on, follow its audit stream and completion
+"""The run's eyes on the gateway (docs/swarm.md): while a run goes on, follow its audit stream and completion
 events into the journal (the agents' episodic memories and the twin's tool calls), feed the monitor's
 detector, and carry out what it asks for — warn, throttle the agent through a per-run gateway rule, or
 kill the agent's process group.

@@ -1,4 +1,4 @@
-"""Shell analysis in isolated child processes (SPEC §2.3: "runs off the event loop and isolated from
+"""Shell analysis in isolated child processes (docs/rules.md: "runs off the event loop and isolated from
 the worker").
 
 The bash parser is native code and an agent chooses its input. A crash in it (a segfault), a runaway

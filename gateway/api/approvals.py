@@ -1,4 +1,4 @@
-"""Human approvals (SPEC §2.5). Only people with the operator role (or the admin key) resolve them, each
+"""Human approvals (docs/gateway.md). Only people with the operator role (or the admin key) resolve them, each
 decision carrying the hash of what they were shown: an agent can never approve itself."""
 
 from __future__ import annotations

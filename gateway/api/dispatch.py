@@ -1,4 +1,4 @@
-"""POST /v1/dispatch (SPEC §2.1) — the hot path.
+"""POST /v1/dispatch (docs/gateway.md) — the hot path.
 
 Every agent tool call comes through here, so this route skips FastAPI's generic dependency and body
 machinery (measured at about a third of the

@@ -1,4 +1,4 @@
-"""POST /v1/hooks/claude: Claude Code's native ``http`` hook (SPEC §2.5).
+"""POST /v1/hooks/claude: Claude Code's native ``http`` hook (docs/gateway.md).
 
 Claude POSTs the same JSON a command hook reads on stdin and reads the same output schema back, so no
 process starts per tool call. Identity comes from the key and the ``X-Acteon-*`` headers.

@@ -1,4 +1,4 @@
-"""The global rule pack: read, replace, validate (SPEC §2.4)."""
+"""The global rule pack: read, replace, validate (docs/rules.md)."""
 
 from __future__ import annotations
 

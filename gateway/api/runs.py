@@ -1,4 +1,4 @@
-"""Runs, their stats, cancel, audit and completion events (SPEC §2.5)."""
+"""Runs, their stats, cancel, audit and completion events (docs/gateway.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The evaluation walk (SPEC §2.4): pure, in-process, never raises for a loaded pack.
+"""The evaluation walk (docs/rules.md): pure, in-process, never raises for a loaded pack.
 
 Walk the rules in order; collect matching gates; the first matching terminal rule ends the walk. No
 terminal match means the call is denied by ``default-deny`` even if the pack forgot such a rule.

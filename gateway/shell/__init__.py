@@ -1,4 +1,4 @@
-"""Shell command analysis with a real bash parser (tree-sitter-bash), SPEC §2.3."""
+"""Shell command analysis with a real bash parser (tree-sitter-bash), docs/rules.md."""
 
 from __future__ import annotations
 

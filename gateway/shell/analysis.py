@@ -1,4 +1,4 @@
-"""Public entry point: ``analyze(command, cwd, home)`` → ``ShellAnalysis`` (SPEC §2.3)."""
+"""Public entry point: ``analyze(command, cwd, home)`` → ``ShellAnalysis`` (docs/rules.md)."""
 
 from __future__ import annotations
 

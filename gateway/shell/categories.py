@@ -1,4 +1,4 @@
-"""Category names produced by shell analysis (SPEC §2.3); rule packs match on these exact strings."""
+"""Category names produced by shell analysis (docs/rules.md); rule packs match on these exact strings."""
 
 from __future__ import annotations
 

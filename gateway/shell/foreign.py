@@ -2,7 +2,7 @@
 
 The gateway reads bash, Python, JavaScript, Ruby, Perl and PHP with their own parsers. Every other
 language a program accepts inline (`julia -e`, `lua -e`, `pwsh -c`, `gdb -ex`, `vim -c`, TeX given on
-the command line, `dosbox -c`) is code nobody has vouched for: ``dynamic_command`` (SPEC §2.3 — a
+the command line, `dosbox -c`) is code nobody has vouched for: ``dynamic_command`` (docs/rules.md — a
 parse failure is never an allow). So is a REPL or shell started without a program (it runs whatever
 is typed or piped into it), a program reading its program from stdin, and a session program that
 hands out shells (screen, tmux, file managers, `terraform console`). Running a script *file* of the

@@ -7,7 +7,7 @@ hosts are recorded as contacted.
 One thing an unknown program is never trusted with: a shell. Handed one as an operand or an option
 value (`aa-exec /bin/sh`, `dhclient -sf /bin/sh`, `--on-download-complete=/bin/sh`), it will run it, so
 the shell and what follows are analysed as the command they are — an interactive shell is
-``dynamic_command`` (SPEC §2.3: what it runs next is unknowable). A shell named inside a larger argument
+``dynamic_command`` (docs/rules.md: what it runs next is unknowable). A shell named inside a larger argument
 (`-c 'spawn /bin/sh;interact'`, `ProxyCommand /bin/sh -i`) is a command the program runs that cannot be
 known: ``dynamic_command`` too.
 """

@@ -9,7 +9,7 @@ ones; this check runs for every program that is not a plain data tool, so a new 
 command to a known program is not a new bypass.
 
 - A shell named there is run by the program: with arguments it is analysed as the command it is
-  (`'/bin/sh -c "ls"'`), alone it is interactive — ``dynamic_command`` (SPEC §2.3).
+  (`'/bin/sh -c "ls"'`), alone it is interactive — ``dynamic_command`` (docs/rules.md).
 - A shell copied or linked under another name earlier in the command line (``Scope.renamed``),
   named there or inside a directory named there, is the same.
 - A file written earlier in the command line (``Scope.files``) whose text invokes a shell is code the

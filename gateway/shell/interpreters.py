@@ -109,7 +109,7 @@ def shell(call: Call) -> Flow:
         execute(call, call.stdin)
     elif not any(a.value in _INFO_OPTIONS for a in args):
         # An interactive shell: whatever it runs next comes from a terminal or a program driving it,
-        # never from this command line (SPEC §2.3).
+        # never from this command line (docs/rules.md).
         call.flag(cat.DYNAMIC_COMMAND)
     return OPAQUE
 

@@ -1,4 +1,4 @@
-"""Bounds on one shell analysis (SPEC §2.3: "analysis is bounded … a limit hit is unparseable").
+"""Bounds on one shell analysis (docs/rules.md: "analysis is bounded … a limit hit is unparseable").
 
 Agents send whatever they like, so the cost of analysing a command must not depend on the agent's
 good will. tree-sitter-bash is linear on ordinary scripts but not on every shape: a pipeline of n

@@ -1,7 +1,7 @@
 """Tools that act on things beyond the workspace: infrastructure, databases, registries, processes, secrets.
 
 Each handler reads the tool's subcommand words (``words``: the arguments that are not options, in order)
-and flags what the call would do (SPEC §2.3):
+and flags what the call would do (docs/rules.md):
 
 - ``infra_destroy``: terraform/tofu destroy, ``kubectl delete`` of namespaces or ``--all``, helm uninstall,
   docker system/volume prunes and removals, cloud CLIs deleting or terminating (aws, gcloud, az, …);

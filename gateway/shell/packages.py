@@ -1,4 +1,4 @@
-"""Package managers: installing software is worth a human's approval (SPEC §3)."""
+"""Package managers: installing software is worth a human's approval (docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -170,7 +170,7 @@ _GC = spec("", ["--prune"])
 
 
 def _discards_work(sub: str, rest: list[Word], settings: dict[str, str] | None = None) -> bool:
-    """`destructive_git`: the subcommand throws away uncommitted work, commits or history (SPEC §2.3)."""
+    """`destructive_git`: the subcommand throws away uncommitted work, commits or history (docs/rules.md)."""
     words = [w.value for w in rest]
     if sub == "worktree":
         # `git worktree remove --force`: the worktree's uncommitted work goes with it

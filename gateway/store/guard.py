@@ -1,4 +1,4 @@
-"""Refuse a Redis that anyone can talk to (SPEC §6 security model: "Redis always requires authentication").
+"""Refuse a Redis that anyone can talk to (docs/security.md: the store must require a password).
 
 The store holds every decision's state: approvals, quotas, throttles, the audit, the rule pack. A Redis
 that answers without a password can be rewritten by any local process — an agent approved its own

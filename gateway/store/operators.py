@@ -1,4 +1,4 @@
-"""Named keys: operators, people who look at and decide on what agents asked for (SPEC §6), and workers,
+"""Named keys: operators, people who look at and decide on what agents asked for (docs/security.md), and workers,
 machines that run agents for a distributed run.
 
 A key is stored as its SHA-256 only, with its name and role. People's roles are ordered: ``viewer`` may

@@ -1,4 +1,4 @@
-"""Engines run one subtask as one agent session (SPEC §5.6): ``command``, ``claude``, ``gemini``."""
+"""Engines run one subtask as one agent session (docs/swarm.md): ``command``, ``claude``, ``gemini``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The digital twin of each run (SPEC §5.10): an RDF projection of the run's journal and plan.
+"""The digital twin of each run (docs/sparql.md): an RDF projection of the run's journal and plan.
 
 ``vocab`` names the terms, ``project`` builds one named graph per run (and ``graph.nq``, written by
 ``nq``), ``store`` opens a Dataset on Oxigraph or rdflib's memory store, ``queries`` holds the ready

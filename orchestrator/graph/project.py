@@ -1,4 +1,4 @@
-"""The projection: a run's journal and plan.json → the run's named graph (SPEC §5.10).
+"""The projection: a run's journal and plan.json → the run's named graph (docs/sparql.md).
 
 The graph is a pure function of ``events.jsonl`` and ``plan.json``: IRIs come from ids (never blank
 nodes), the only times are journal timestamps and gateway times copied into the journal. Deleting

@@ -1,4 +1,4 @@
-"""Shared memory of a swarm (SPEC §5.9): what agents did (episodic) and what they found (semantic).
+"""Shared memory of a swarm (docs/swarm.md): what agents did (episodic) and what they found (semantic).
 
 The index is a projection of the run journals, like the checkpoint and the digital twin: a SQLite FTS5
 database at ``<state_dir>/memory.sqlite3`` that can be deleted and rebuilt from every run's

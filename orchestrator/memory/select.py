@@ -1,4 +1,4 @@
-"""Which prior findings go into a task's prompt (SPEC §5.9): the most relevant ones from this run and,
+"""Which prior findings go into a task's prompt (docs/swarm.md): the most relevant ones from this run and,
 when enabled, from earlier runs of the same workspace, within a count and a character budget.
 
 Budgets are met by leaving findings out, never by cutting one: half a finding can say the opposite of

@@ -1,4 +1,4 @@
-"""The memory index: SQLite with an FTS5 full-text index, ranked by bm25 (SPEC §5.9).
+"""The memory index: SQLite with an FTS5 full-text index, ranked by bm25 (docs/swarm.md).
 
 It is a projection of the journals (see :mod:`orchestrator.memory.sources`): rows are only ever derived
 from validated journal lines, insertion is idempotent on the memory id, and :meth:`MemoryStore.reindex`

@@ -1,4 +1,4 @@
-"""The AI refiner (SPEC §5.8): after each task a cheap model may adjust the rest of the plan.
+"""The AI refiner (docs/swarm.md): after each task a cheap model may adjust the rest of the plan.
 
 ``refine`` is prompt → ask → parse → validate, and it never fails because of the model: a slow, absent,
 malformed or disallowed answer becomes CONTINUE with ``fallback=True`` and the reason, so the run goes on

@@ -1,4 +1,4 @@
-"""Strict parsing of the refiner's answer (SPEC §5.8).
+"""Strict parsing of the refiner's answer (docs/swarm.md).
 
 The answer comes from a cheap model that has just read untrusted agent output, so it is parsed as a tiny
 formal language, never interpreted: it must be exactly one directive, alone, and anything else is an

@@ -1,4 +1,4 @@
-"""Asking the refiner model one question and getting its raw answer (SPEC §5.8).
+"""Asking the refiner model one question and getting its raw answer (docs/swarm.md).
 
 The refiner is an agent session like any other, started the way the engines start theirs (its own
 gated settings file, its own process group, its run-scoped key, agent id ``refiner``, role

@@ -1,4 +1,4 @@
-"""The refiner's prompt (SPEC §5.8): the objective, the finished task and its result, the plan as it
+"""The refiner's prompt (docs/swarm.md): the objective, the finished task and its result, the plan as it
 stands, what may be delegated, and the exact answer grammar.
 
 The result is written by an agent that may have read anything (a web page, a hostile file), so it is

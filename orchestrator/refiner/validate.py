@@ -1,4 +1,4 @@
-"""Checking a parsed refiner decision against the live plan (SPEC §5.8).
+"""Checking a parsed refiner decision against the live plan (docs/swarm.md).
 
 A decision is applied whole or not at all: one bad id makes the whole answer invalid (the run then
 CONTINUEs), because half of what a model meant can be worse than none of it. The rules mirror what the

@@ -1,4 +1,4 @@
-"""Shell analysis runs isolated from the worker (SPEC §2.3): a crash, hang or garbage in the analysis
+"""Shell analysis runs isolated from the worker (docs/rules.md): a crash, hang or garbage in the analysis
 costs one call — answered as unparseable, never allowed — and the next call is served normally."""
 
 from __future__ import annotations

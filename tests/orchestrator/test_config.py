@@ -1,4 +1,4 @@
-"""swarm.toml (SPEC §5.3): defaults, every section, and unknown keys refused at every depth."""
+"""swarm.toml (docs/swarm.md): defaults, every section, and unknown keys refused at every depth."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Plan models and whole-plan validation (SPEC §5.2): every problem reported, each naming its offender."""
+"""Plan models and whole-plan validation (docs/swarm.md): every problem reported, each naming its offender."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Roles (SPEC §5.4): built-ins, swarm.toml overrides, fenced prompt rendering, and the gateway rules
+"""Roles (docs/swarm.md): built-ins, swarm.toml overrides, fenced prompt rendering, and the gateway rules
 that enforce tool allowlists (checked with the gateway's own loader)."""
 
 from __future__ import annotations

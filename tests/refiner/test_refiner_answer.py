@@ -1,4 +1,4 @@
-"""The refiner's answer grammar (SPEC §5.8): exactly one directive, parsed strictly; anything else is a
+"""The refiner's answer grammar (docs/swarm.md): exactly one directive, parsed strictly; anything else is a
 RefinerAnswerError with a reason a person can act on — and nothing else is ever raised."""
 
 from __future__ import annotations

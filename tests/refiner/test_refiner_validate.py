@@ -1,4 +1,4 @@
-"""Refiner decisions against the live plan (SPEC §5.8): only tasks that have not started can be skipped or
+"""Refiner decisions against the live plan (docs/swarm.md): only tasks that have not started can be skipped or
 reprioritized, an added task is delegation with fresh ids and live dependencies, a decision is applied
 whole or not at all — and whatever passes, the scheduler accepts."""
 

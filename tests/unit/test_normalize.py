@@ -1,4 +1,4 @@
-"""Normalization of both CLIs' tool calls into action_type / target (SPEC §2.2)."""
+"""Normalization of both CLIs' tool calls into action_type / target (docs/gateway.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Shell analysis: every category is reported where it applies (SPEC §2.3)."""
+"""Shell analysis: every category is reported where it applies (docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Shells as a way out (issue 11 C, SPEC §2.3): an interactive shell, or a shell handed to another program,
+"""Shells as a way out (issue 11 C, docs/rules.md): an interactive shell, or a shell handed to another program,
 runs commands nobody can know from the command line — `dynamic_command`. And two things that are not
 escapes at all: a command word whose value is knowable, and a file moved within one's own home."""
 

@@ -1,4 +1,4 @@
-"""Analysis is bounded (SPEC §2.3): pathological commands from the outside review get a verdict, fast.
+"""Analysis is bounded (docs/rules.md): pathological commands from the outside review get a verdict, fast.
 
 Each case here crashed, stalled or was allowed before the limits existed (issue 11, point 2). The bounds
 asserted are generous ceilings for a 2-core machine, not benchmarks (bench/shell_worst_case.py measures).

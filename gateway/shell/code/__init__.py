@@ -1,4 +1,4 @@
-"""What program text in another language does, read with that language's own parser (SPEC §2.3).
+"""What program text in another language does, read with that language's own parser (docs/rules.md).
 
 ``python -c``, ``node -e``, ``ruby -e``, ``perl -e``, ``php -r`` and their here-documents and scripts can
 delete, write, run commands and reach the network through an API instead of a shell command. Regexes

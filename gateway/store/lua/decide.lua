@@ -1,4 +1,4 @@
--- decide.lua: one decision, one round trip (SPEC §2.4, §2.6).
+-- decide.lua: one decision, one round trip (docs/rules.md, docs/gateway.md).
 --
 -- Checks the run, the approval state, every collected gate and the run quota; if the call may run,
 -- consumes all of them at once. A refused call consumes nothing. Then appends the audit record and
