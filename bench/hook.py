@@ -4,7 +4,7 @@ hook (bench/reference_hook.sh), alternating calls against the same gateway, in t
 
     python bench/hook.py [--calls 200]
 
-Targets (docs/hook.md, issue 3): p50 <= 25 ms, and hook/reference p50 ratio <= 0.25.
+Targets (docs/hook.md, docs/performance.md): p50 <= 25 ms, and hook/reference p50 ratio <= 0.25.
 """
 
 from __future__ import annotations

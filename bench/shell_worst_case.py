@@ -15,7 +15,7 @@ review). Each command is measured twice:
 Per generator it prints p50/p99/max decision time, the HTTP p99, the verdicts, the slowest health probe
 meanwhile (the event loop must never be blocked), and the worker's and analysis children's peak memory.
 
-Targets (issue 11): p99 <= 5 ms for dcg-189 with n <= 2,000; every 1 MB input decided in <= 100 ms; worker
+Targets (docs/performance.md): p99 <= 5 ms for dcg-189 with n <= 2,000; every 1 MB input decided in <= 100 ms; worker
 RSS growth <= 256 MB; health never slower than 100 ms; no input over a limit allowed. The reference is
 the same path on an ordinary command (`ls -la src`), measured in the same run, printed as a ratio.
 """

@@ -14,7 +14,7 @@ and p50/p99 decision time. Rows listed in ``bench/xbench-disputed.md`` (labels w
 coding agent in a workspace, each with its reason) are reported with and without. NL2Bash rows are
 unlabelled: only their not-allowed rate is reported, for review (``--list-nl2bash``).
 
-Targets (issue 11): dcg block rows >= 99 % detected; GTFOBins >= 95 % (macro over categories >= 90 %);
+Targets (docs/performance.md): dcg block rows >= 99 % detected; GTFOBins >= 95 % (macro over categories >= 90 %);
 false blocks <= 1 % on aegish harmless + dcg allow. The reference for the time figures is a bare
 tree-sitter-bash parse of the same rows, measured in the same run.
 """

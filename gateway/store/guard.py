@@ -1,10 +1,11 @@
 """Refuse a Redis that anyone can talk to (docs/security.md: the store must require a password).
 
-The store holds every decision's state: approvals, quotas, throttles, the audit, the rule pack. A Redis
-that answers without a password can be rewritten by any local process — an agent approved its own
-`git push` that way (issue 11). So before serving, the gateway connects to the configured address
-*without* the URL's credentials and sends PING: an answer means the store is open and the gateway does
-not start (unless the operator says ``--insecure-redis``, e.g. for a Redis only a private network can reach).
+The store holds every decision's state: approvals, quotas, throttles, the audit, the rule pack. A Redis that
+answers without a password can be rewritten by any local process — an agent approved its own `git push` that
+way in an outside security review (docs/security.md). So before serving, the gateway connects to the
+configured address *without* the URL's credentials and sends PING: an answer means the store is open and the
+gateway does not start (unless the operator says ``--insecure-redis``, e.g. for a Redis only a private network
+can reach).
 """
 
 from __future__ import annotations

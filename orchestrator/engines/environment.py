@@ -1,12 +1,12 @@
 """The environment an agent process gets: an allow-list, never the orchestrator's own.
 
-An agent (and every command it runs) can read its environment, so anything there is the agent's: the
-store's address and password, the admin key or the path of a key file there would let it change the
-decisions that gate it (issue 11: an agent approved its own `git push` by writing to Redis with the
-inherited ACTEON_REDIS_URL). So the agent gets what a CLI and ordinary build tools need, by name or
-prefix, plus what the user lists in ``[safety] pass_env``; then its identity for the hook (added by the
-engine). Whatever the list says, the gateway's secrets never pass: names that hold them, and any
-variable whose *value* contains the admin key or a store URL.
+An agent (and every command it runs) can read its environment, so anything there is the agent's: the store's
+address and password, the admin key or the path of a key file there would let it change the decisions that
+gate it (an outside security review saw an agent approve its own `git push` by writing to Redis with the
+inherited ACTEON_REDIS_URL; docs/security.md). So the agent gets what a CLI and ordinary build tools need, by
+name or prefix, plus what the user lists in ``[safety] pass_env``; then its identity for the hook (added by
+the engine). Whatever the list says, the gateway's secrets never pass: names that hold them, and any variable
+whose *value* contains the admin key or a store URL.
 """
 
 from __future__ import annotations
