@@ -16,11 +16,10 @@ from gateway.shell import categories as cat
 from gateway.shell.invocation import Call
 from gateway.shell.tasks import manifest
 from gateway.shell.words import Word
+from hook.attachments import MANIFESTS
 
-DEFAULT_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml",
-                 # merged over the file by default: what they add runs too
-                 "compose.override.yaml", "compose.override.yml", "docker-compose.override.yml",
-                 "docker-compose.override.yaml")
+# The files compose reads when none is named, overrides merged over them: the ones the command hook sends.
+DEFAULT_NAMES = MANIFESTS["compose"]
 _STARTS = frozenset({"up", "run", "create", "start", "restart", "watch"})
 _HOST_MODES = ("host",)
 _CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH"})

@@ -109,6 +109,11 @@ SQL_STATEMENT = re.compile(r"\s*(?:DELETE\s+FROM|DROP\s+(?:TABLE|DATABASE|SCHEMA
                            r"|INSERT\s+INTO|GRANT\s|REVOKE\s)", re.I)
 
 
+def statement_effect(text: str) -> str | None:
+    """What ``text`` does when it is a changing SQL statement handed somewhere (:data:`SQL_STATEMENT`), else None."""
+    return sql_effect(text) if SQL_STATEMENT.match(text) else None
+
+
 def sql_client(call: Call) -> str | None:
     options = _CLIENT_SQL_OPTIONS.get(call.name, _SQL_OPTIONS)
     texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in options]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from gateway.shell.facts import Facts
-from gateway.shell.flow import EMPTY, Flow, Scope
+from gateway.shell.flow import EMPTY, PAYLOAD, Flow, Scope
 from gateway.shell.words import Word
 
 
@@ -52,6 +52,13 @@ class Call:
 
     def write(self, word: Word, directory: bool = False) -> str | None:
         return self.facts.write(word, self.scope, directory)
+
+    def download(self, word: Word) -> None:
+        """``word`` is written with bytes from the network (`curl -o`, `wget`, `copy('https://…', f)`): a download,
+        for the rest of the line and of the run."""
+        path = self.write(word)
+        if path is not None:
+            self.facts.keeps(self.scope, path, PAYLOAD)
 
     def inspect(self, word: Word) -> str | None:
         return self.facts.inspect(word, self.scope)

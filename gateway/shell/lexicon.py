@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from gateway.shell import categories as cat
-from gateway.shell.databases import SQL_STATEMENT, sql_effect
+from gateway.shell.databases import statement_effect
 from gateway.shell.invocation import Call
 from gateway.shell.words import Word
 
@@ -54,10 +54,9 @@ def judge(call: Call) -> None:
     judge_words(call, call.args)
     judge_resource_verbs(call)
     for word in call.args[:32]:
-        if word.literal and SQL_STATEMENT.match(word.value):
-            effect = sql_effect(word.value)
-            if effect is not None:
-                call.flag(effect)
+        effect = statement_effect(word.value) if word.literal else None
+        if effect is not None:
+            call.flag(effect)
 
 
 
@@ -205,8 +204,6 @@ def kebab(word: str) -> str:
 
 # An action named for fetching a secret's value (`GetSecretValue`, `get-password`, `fetch-credentials`).
 _FETCH_PARTS = frozenset({"get", "fetch", "read", "show", "export", "retrieve", "print", "reveal", "dump", "decrypt"})
-_SECRET_VALUES = frozenset({"secret", "secrets", "password", "passwords", "credential", "credentials", "token",
-                            "tokens", "apikey", "privatekey"})
 
 
 def _reads_secret(text: str) -> str | None:
@@ -225,6 +222,8 @@ _GLUED = re.compile(r"(?:delete|destroy|purge|truncate|wipe|drop)(?:table|db|dat
 # A subcommand named for making a credential (`access-token-create`, `create-api-key`, `generate-token`).
 _SECRET_PARTS = frozenset({"token", "tokens", "key", "keys", "apikey", "password", "secret", "credential",
                            "credentials"})
+# The values an action named for fetching a secret returns (`GetSecretValue`); not a bare key (`GetPublicKey`).
+_SECRET_VALUES = (_SECRET_PARTS - {"key", "keys"}) | {"secrets", "passwords", "privatekey"}
 _MAKE_PARTS = frozenset({"create", "generate", "issue", "mint", "new", "rotate", "reset", "add"})
 
 

@@ -14,7 +14,7 @@ from gateway.credentials import mentions_secret
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell import services
-from gateway.shell.databases import SQL_STATEMENT, sql_effect
+from gateway.shell.databases import statement_effect
 from gateway.shell.facts import NETWORK_STREAM
 from gateway.shell.flow import EMPTY, OPAQUE, PAYLOAD, Flow
 from gateway.shell.invocation import Call
@@ -45,15 +45,9 @@ def _sql_sent(call: Call, fields: list[str]) -> None:
     for field in fields[:32]:
         for part in field.split("&")[:16]:
             text = unquote_plus(part.split("=", 1)[1] if "=" in part.split(" ", 1)[0] else part)
-            effect = sql_effect(text) if SQL_STATEMENT.match(text) else None
+            effect = statement_effect(text)
             if effect is not None:
                 call.flag(effect)
-
-
-def _remember_download(call: Call, word: Word) -> None:
-    path = call.write(word)
-    if path is not None:
-        call.facts.keeps(call.scope, path, PAYLOAD)
 
 
 def _url_file_name(url: str) -> str:
@@ -143,14 +137,14 @@ def curl(call: Call) -> Flow:
               [u.value.split("?", 1)[1] for u in urls if "?" in u.value])
     output = options.values("-o", "--output")
     for word in output:
-        _remember_download(call, word)
+        call.download(word)
     letters = short_letters(options)
     if "O" in letters or options.has("--remote-name", "--remote-name-all"):
         directory = options.value("--output-dir")
         for url in urls:
             name = _url_file_name(url.value)
             target = posixpath.join(directory.value, name) if directory is not None else name
-            _remember_download(call, literal_word(target))
+            call.download(literal_word(target))
         return EMPTY
     if output and all(w.value != "-" for w in output):
         return EMPTY
@@ -192,13 +186,13 @@ def wget(call: Call) -> Flow:
     if document is not None:
         if document.value == "-":
             return PAYLOAD
-        _remember_download(call, document)
+        call.download(document)
         return EMPTY
     prefix = options.value("-P", "--directory-prefix")
     for url in urls:
         name = _url_file_name(url.value)
         target = posixpath.join(prefix.value, name) if prefix is not None else name
-        _remember_download(call, literal_word(target))
+        call.download(literal_word(target))
     return EMPTY
 
 

@@ -24,10 +24,9 @@ import shlex
 
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
-from gateway.shell import services
+from gateway.shell import services, windows
 from gateway.shell.code.effects import command_line
 from gateway.shell.databases import sql_effect
-from gateway.shell.flow import PAYLOAD
 from gateway.shell.invocation import Call
 from gateway.shell.words import Word
 
@@ -264,19 +263,10 @@ def _home_parts(parts: str) -> str:
     return "~/" + "/".join(_quoted(parts))
 
 
-_WINDOWS_HOME = re.compile(r"^(?:\$env:(?:USERPROFILE|HOME)|%USERPROFILE%|\$HOME)(?=[\\/]|$)", re.I)
-_WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):[\\/]")
-
-
 def _path(text: str) -> str:
-    """A path as the shell would take it: `~` and `$HOME` keep their meaning, a Windows profile is the home and a
-    drive path (`C:\\inetpub`) the drive as WSL mounts it (`/mnt/c/inetpub`); anything odd is quoted."""
-    text = _WINDOWS_HOME.sub("~", text)
-    drive = _WINDOWS_DRIVE.match(text)
-    if drive is not None:
-        text = f"/mnt/{drive.group(1).lower()}/" + text[drive.end():]
-    if "\\" in text and (text.startswith(("~", "/"))):
-        text = text.replace("\\", "/")
+    """A path as the shell would take it: `~` and `$HOME` keep their meaning, Windows paths read as WSL sees them
+    (``windows.posix_view``); anything odd is quoted."""
+    text = windows.posix_view(text)
     return text if re.fullmatch(r"[\w~$./{}@:+-]+", text) else shlex.quote(text)
 
 
@@ -418,10 +408,7 @@ def saved_downloads(call: Call, code: str) -> None:
     """Files a program saves from the network hold downloaded bytes: running one later in the line (or in a
     later call of the run) runs code nobody reviewed, as after `curl -o`."""
     for match in list(_SAVES_DOWNLOAD.finditer(code[: 1 << 16]))[:16]:
-        target = next(g for g in match.groups() if g is not None)
-        path = call.write(Word(target))
-        if path is not None:
-            call.facts.keeps(call.scope, path, PAYLOAD)
+        call.download(Word(next(g for g in match.groups() if g is not None)))
 
 
 def judge(call: Call, code: str, language: str | None) -> None:

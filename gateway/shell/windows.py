@@ -120,21 +120,29 @@ def cmd(call: Call) -> Flow:
     return OPAQUE
 
 
+_PROFILE = re.compile(r"%USERPROFILE%|%HOMEPATH%|%HOME%|\$env:(?:USERPROFILE|HOME)\b|\$HOME(?=[\\/])", re.I)
 _DRIVE = re.compile(r"\b([A-Za-z]):[\\/]")
 _CMD_REMOVE = re.compile(r"^\s*(?:rd|rmdir|del|erase)\s+((?:/\w\s+)*)(.+)$", re.I)
 
 
+def posix_view(text: str) -> str:
+    """Windows paths as the shell analysis reads them: the user's profile is the home (`%USERPROFILE%`,
+    `$env:USERPROFILE`), a drive is where WSL mounts it (`C:\\x` → `/mnt/c/x`), and such a path's backslashes
+    are separators. Used for cmd lines here and for PowerShell text (``program_text``)."""
+    text = _DRIVE.sub(lambda m: f"/mnt/{m.group(1).lower()}/", _PROFILE.sub("~", text))
+    return text.replace("\\", "/") if text.startswith(("~", "/")) or "/mnt/" in text or "~" in text else text
+
+
 def _unix_line(line: str) -> str:
-    """A cmd line as the shell analysis reads it: drive paths as WSL mounts them (`C:\\x` → `/mnt/c/x`),
-    `%USERPROFILE%` as the home, `rd /s /q X` and `del /s /q X` as `rm -rf X`."""
-    line = re.sub(r"%USERPROFILE%|%HOMEPATH%|%HOME%", "~", line, flags=re.I)
-    line = _DRIVE.sub(lambda m: f"/mnt/{m.group(1).lower()}/", line)
+    """A cmd line as the shell analysis reads it (:func:`posix_view`), `rd /s /q X` and `del /s /q X` as
+    `rm -rf X`."""
+    line = posix_view(line)
     removal = _CMD_REMOVE.match(line)
     if removal is not None:
         target = removal.group(2).strip().strip('"').replace("\\", "/")
         recursive = "/s" in removal.group(1).lower()
         return f"rm {'-rf' if recursive else '-f'} '{target}'"
-    return line.replace("\\", "/") if "/mnt/" in line or "~" in line else line
+    return line
 
 
 HANDLERS = {name: noting(handler) for name, handler in {

@@ -12,7 +12,7 @@ import pytest
 from gateway.runnable import run_equivalent
 from gateway.shell import analyze
 from gateway.shell import categories as cat
-from tests.unit.shell_helpers import HOME, SHOP
+from tests.unit.shell_helpers import HOME, SHOP, written_categories
 from tests.unit.shell_helpers import shop_categories as categories
 
 CWD = SHOP
@@ -73,9 +73,8 @@ def test_ci_variables_named_for_secrets_are_secrets() -> None:
 
 
 def test_groovy_strings_run_as_commands() -> None:
-    found = run_equivalent(f"{CWD}/build.gradle", 'task wipe { doLast { "rm -rf /srv/data".execute() } }\n')
-    assert found is not None
-    assert cat.DESTRUCTIVE_DELETE in analyze(found[0], CWD, HOME, files=found[1]).categories
+    text = 'task wipe { doLast { "rm -rf /srv/data".execute() } }\n'
+    assert cat.DESTRUCTIVE_DELETE in written_categories(f"{CWD}/build.gradle", text)
 
 
 def test_compiled_languages_deleting_the_home_and_scripts_reading_it() -> None:

@@ -21,10 +21,8 @@ from __future__ import annotations
 import pytest
 
 from gateway.credentials import is_secret_path
-from gateway.runnable import run_equivalent
-from gateway.shell import analyze
 from gateway.shell import categories as cat
-from tests.unit.shell_helpers import HOME, SHOP
+from tests.unit.shell_helpers import HOME, SHOP, written_categories
 from tests.unit.shell_helpers import shop_categories as categories
 
 FLAGGED = {
@@ -184,9 +182,7 @@ def test_a_powershell_script_run_later_is_read_for_windows_paths_and_persistence
     ("tox.ini", "[testenv]\ncommands =\n    rm -rf {env:HOME}/work\n", cat.DESTRUCTIVE_DELETE),
 ])
 def test_written_ci_and_task_files(path: str, text: str, category: str) -> None:
-    equivalent = run_equivalent(f"{SHOP}/{path}", text)
-    assert equivalent is not None
-    assert category in analyze(equivalent[0], SHOP, HOME, files=equivalent[1]).categories
+    assert category in written_categories(f"{SHOP}/{path}", text)
 
 
 @pytest.mark.parametrize(("path", "text"), [
@@ -195,9 +191,7 @@ def test_written_ci_and_task_files(path: str, text: str, category: str) -> None:
     ("tox.ini", "[testenv]\ncommands =\n    rm -rf {toxinidir}/build {envtmpdir}\n    pytest {posargs}\n"),
 ])
 def test_everyday_ci_and_task_files(path: str, text: str) -> None:
-    equivalent = run_equivalent(f"{SHOP}/{path}", text)
-    assert equivalent is not None
-    assert not analyze(equivalent[0], SHOP, HOME, files=equivalent[1]).categories
+    assert not written_categories(f"{SHOP}/{path}", text)
 
 
 @pytest.mark.parametrize(("path", "secret"), [
@@ -233,9 +227,7 @@ def test_a_downloaded_script_handed_to_an_interpreter_by_option_is_downloaded_co
      '  System.Diagnostics.Process.Start("sh", "-c \\"rm -rf /home/agent/work\\""); } }\n', cat.DESTRUCTIVE_DELETE),
 ])
 def test_sources_and_ci_files_judged_when_written(path: str, text: str, category: str) -> None:
-    equivalent = run_equivalent(f"{SHOP}/{path}", text)
-    assert equivalent is not None
-    assert category in analyze(equivalent[0], SHOP, HOME, files=equivalent[1]).categories
+    assert category in written_categories(f"{SHOP}/{path}", text)
 
 
 def test_compose_override_files_count_when_services_start() -> None:

@@ -292,7 +292,7 @@ if not dry and writes and writes ~= '' and (outcome == 'executed' or outcome == 
     end
   end
   redis.call('PEXPIRE', written_key, retention)
-  if redis.call('EXISTS', fetched_key) == 1 then redis.call('PEXPIRE', fetched_key, retention) end
+  redis.call('PEXPIRE', fetched_key, retention)  -- no-op while the run downloaded nothing
 end
 
 if not dry then
