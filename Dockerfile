@@ -1,6 +1,7 @@
 FROM python:3.11-slim
 WORKDIR /app
 COPY pyproject.toml README.md ./
+COPY acteon_core ./acteon_core
 COPY gateway ./gateway
 COPY hook ./hook
 COPY orchestrator ./orchestrator

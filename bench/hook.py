@@ -54,7 +54,7 @@ def main() -> int:
             rules = "rules:\n  - {name: allow-all, priority: 1, action: allow}\n"
             key = httpx.post(f"{url}/v1/runs", json={"run_id": "bench", "rules": rules},
                              headers={"Authorization": f"Bearer {ADMIN}"}).json()["agent_key"]
-            from hook.install import hook_command
+            from acteon_core.settings import hook_command
 
             ours = hook_command("gate", "claude", key_file=None, url=url, budget=None)
             ref = str(ROOT / "bench" / "reference_hook.sh")

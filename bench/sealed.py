@@ -10,7 +10,7 @@ Each line is one entry: ``{"id", "class", "label": "block"|"allow", "expect", "p
 "input"}, …], "why"}``. The calls of an entry run in order in one workspace (``/home/agent/work/shop``, home
 ``/home/agent``): what a Write or Edit put there exists for the calls after it, and a shell call gets the
 content of the local files it runs attached exactly as the command hook would attach it
-(``hook.attachments``). A ``block`` entry is caught when any of its calls is not allowed (suppressed or sent
+(``acteon_core.attachments``). A ``block`` entry is caught when any of its calls is not allowed (suppressed or sent
 to approval); an ``allow`` entry is right only when every call is allowed. Throttles and quotas are not part
 of this: they depend on traffic, not on the call.
 """
@@ -28,10 +28,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gateway.normalize import TOOL_ACTIONS, command_facts, normalize, shell_command  # noqa: E402
+from acteon_core import contract as c  # noqa: E402
+from acteon_core.vocabulary import TOOL_ACTIONS  # noqa: E402
+from gateway.normalize import command_facts, normalize, shell_command  # noqa: E402
 from gateway.rules import load_dir  # noqa: E402
 from gateway.rules.engine import evaluate  # noqa: E402
-from hook import contract as c  # noqa: E402
 
 HOME = "/home/agent"
 CWD = "/home/agent/work/shop"
@@ -102,7 +103,7 @@ class Workspace:
             self.files[path] = self.files[path].replace(old, new, 1) if path in self.files else new
 
     def read(self, path: str) -> tuple[str, bytes | None, int]:
-        """hook.attachments' view of this disk: (kind, content, mode)."""
+        """acteon_core.attachments' view of this disk: (kind, content, mode)."""
         text = self.files.get(path)
         if text is not None:
             return "file", text.encode(), 0o644
@@ -117,8 +118,8 @@ class Workspace:
 def decide(entries: list[Entry]) -> None:
     pack = load_dir(ROOT / "rules")
     try:  # what the gateway judges beyond the call itself (absent from a checkout older than it)
+        from acteon_core.attachments import attach
         from gateway.runnable import write_equivalent
-        from hook.attachments import attach
     except ImportError:
         attach = write_equivalent = None  # type: ignore[assignment]
     try:  # downloads remembered by the run (absent from a checkout older than them)

@@ -7,27 +7,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi import FastAPI
 from redis.asyncio.client import Redis
-from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway import console
+from acteon_core import contract as c
+from gateway import console, error_handlers
 from gateway.analyzer import Analyzer, shared_analyzer
 from gateway.api import approvals, claims, dispatch, explain, health, hooks, operators, rules, runs, workers
 from gateway.auth import Authenticator, ensure_admin_key, ensure_default_agent_key, hash_key
+from gateway.body_limit import BodyLimit
 from gateway.config import Settings
 from gateway.console.live import Hub
 from gateway.dispatch import Dispatcher
-from gateway.errors import GatewayError, StoreUnavailable
+from gateway.errors import StoreUnavailable
 from gateway.metrics import Metrics
 from gateway.notify import Notifier
 from gateway.policy import Policy
@@ -36,66 +35,9 @@ from gateway.store import runs as run_store
 from gateway.store.backend import Backend, Clock, connect
 from gateway.store.guard import refuse_open_store, store_endpoints
 from gateway.webhooks import WebhookConfig, Webhooks
-from hook import contract as c
 
 log = logging.getLogger("acteon.gateway")
 VERSION_CHECK_S = 2.0
-
-
-_MAX_MESSAGE = 3500  # every error body stays under 4 KB, whatever a request echoes back
-
-
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    if len(message) > _MAX_MESSAGE:
-        message = f"{message[:_MAX_MESSAGE]}… ({len(message) - _MAX_MESSAGE:,} more characters)"
-    return JSONResponse({c.ERROR_KEY: {"code": code, "message": message}}, status_code=status)
-
-
-class BodyLimit:
-    """Refuse request bodies over ``limit`` bytes with 413, counting streamed bodies too."""
-
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app, self.limit = app, limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length" and (not value.isdigit() or int(value) > self.limit):
-                await _error(413, "too_large", f"request body over {self.limit} bytes")(scope, receive, send)
-                return
-        seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
-            msg = await receive()
-            if msg["type"] == "http.request":
-                seen += len(msg.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge
-            return msg
-
-        try:
-            await self.app(scope, limited, send)
-        except _TooLarge:
-            await _error(413, "too_large", f"request body over {self.limit} bytes")(scope, receive, send)
-
-
-class _TooLarge(Exception):
-    pass
-
-
-def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
-    errors = exc.errors()
-    if any(e.get("type") == "json_invalid" for e in errors):
-        return 400, "body: malformed JSON"
-    parts = []
-    for e in errors[:5]:
-        loc = [str(x) for x in e.get("loc", ()) if x not in ("body",)]
-        where = ".".join(loc) or "body"
-        parts.append(f"{where}: {e.get('msg', 'invalid')}")
-    return 422, "; ".join(parts)
 
 
 def create_app(
@@ -109,6 +51,30 @@ def create_app(
     ``analyzer`` replaces the process's shared shell analyzer."""
     settings = settings or Settings.from_env()
     settings.check()
+    state, default_agent_key = _state(settings, clock=clock, redis=redis, analyzer=analyzer)
+    hub = Hub(state.backend, state.metrics)
+    state.notifier.on_approval.append(hub.approval_changed)
+    if state.webhooks.config is not None:
+        hub.on_new_approval.append(state.webhooks.approval_created)
+    app = FastAPI(
+        title="acteon-swarm gateway",
+        version=c.VERSION,
+        description="Every agent tool call is sent here before it runs; rules decide.",
+        lifespan=_lifespan(state, hub, default_agent_key),
+    )
+    app.state.gateway = state
+    for r in (dispatch.router, hooks.router, runs.router, rules.router, rules.vocabulary_router, approvals.router,
+              claims.router, health.router, operators.router, workers.router, explain.router):
+        app.include_router(r)
+    error_handlers.install(app, state.metrics)
+    console.install(app, hub)
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    return app
+
+
+def _state(settings: Settings, *, clock: Clock | None, redis: Redis | None,
+           analyzer: Analyzer | None) -> tuple[GatewayState, str]:
+    """Everything a request handler reaches through ``app.state.gateway``, and the default run's agent key."""
     embedded = not settings.redis_url
     if settings.redis_url and not settings.insecure_redis and redis is None:
         refuse_open_store(settings.redis_url)  # raises OpenStore: never serve on a store anyone can rewrite
@@ -139,12 +105,20 @@ def create_app(
         metrics=metrics, notifier=Notifier(backend, policy.refresh_global),
         embedded=embedded, admin_key_file=admin_key_file, webhooks=Webhooks(backend, webhook_config),
     )
-    hub = Hub(backend, metrics)
-    state.notifier.on_approval.append(hub.approval_changed)
-    if webhook_config is not None:
-        hub.on_new_approval.append(state.webhooks.approval_created)
-
     state.auth.remember(default_agent_key, c.DEFAULT_RUN_ID)
+    if analyzer is not None:
+        metrics.count_from("acteon_shell_analyses", "Shell commands by how the isolated analyzer handled them "
+                           "(analysed, cached, failures: a child lost to a timeout or crash, respawns)", "result",
+                           lambda: dataclasses.asdict(analyzer.stats))
+    webhooks = state.webhooks
+    metrics.count_from("acteon_webhook_deliveries", "Approval notifications sent to the webhook, by result",
+                       "result", lambda: {"delivered": webhooks.delivered, "failed": webhooks.failed})
+    return state, default_agent_key
+
+
+def _lifespan(state: GatewayState, hub: Hub, default_agent_key: str) -> Callable[[FastAPI], Any]:
+    """Start-up (default run, rule packs, listeners) and an orderly stop."""
+    backend, policy = state.backend, state.policy
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -152,7 +126,7 @@ def create_app(
             await run_store.ensure_default(backend)
             # Other gateway processes on this Redis learn the key from it.
             await run_store.add_agent_key(backend, c.DEFAULT_RUN_ID, hash_key(default_agent_key))
-            await policy.start(rules_from_file=settings.rules_from_file)
+            await policy.start(rules_from_file=state.settings.rules_from_file)
         except StoreUnavailable as e:  # start anyway; health says so and decisions resume later
             log.warning("state store unavailable at start-up: %s", e)
         state.notifier.start()
@@ -172,50 +146,7 @@ def create_app(
             with contextlib.suppress(Exception):
                 await backend.redis.aclose()
 
-    app = FastAPI(
-        title="acteon-swarm gateway",
-        version="0.1.0",
-        description="Every agent tool call is sent here before it runs; rules decide.",
-        lifespan=lifespan,
-    )
-    app.state.gateway = state
-    for r in (dispatch.router, hooks.router, runs.router, rules.router, rules.vocabulary_router, approvals.router,
-              claims.router, health.router, operators.router, workers.router, explain.router):
-        app.include_router(r)
-
-    @app.exception_handler(GatewayError)
-    async def _gateway_error(request: Request, exc: GatewayError) -> Response:
-        if isinstance(exc, StoreUnavailable):
-            metrics.store_errors.inc()
-            exc = StoreUnavailable("state store unavailable; try again")
-        if console.wants_page(request):
-            return console.error_page(request, exc)
-        return _error(exc.status, exc.code, exc.message)
-
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(_r: Request, exc: RequestValidationError) -> JSONResponse:
-        status, message = _validation_message(exc)
-        return _error(status, "malformed_json" if status == 400 else "invalid_request", message)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(_r: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status_code, "http_error")
-        return _error(exc.status_code, code, str(exc.detail))
-
-    @app.exception_handler(RecursionError)
-    async def _too_deep(_r: Request, _exc: RecursionError) -> JSONResponse:
-        # Only input nests this deep (a JSON body a hundred thousand levels down): bad input, not a fault.
-        return _error(400, "too_deep", "body: nested too deeply")
-
-    @app.exception_handler(Exception)
-    async def _unexpected(_r: Request, exc: Exception) -> JSONResponse:
-        log.error("unexpected error: %s: %s", type(exc).__name__, exc)
-        return _error(500, "internal", "internal error")
-
-    console.install(app, hub)
-    # Ours, not FastAPI's max_body_size: that one answers 413 in plain text, and every error here is JSON.
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
-    return app
+    return lifespan
 
 
 async def _version_checks(policy: Policy) -> None:

@@ -17,11 +17,11 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from acteon_core import contract as c
 from gateway.errors import Forbidden, Unauthorized
 from gateway.scope import Binding
 from gateway.store import operators, runs
 from gateway.store.backend import Backend
-from hook import contract as c
 
 ADMIN_KEY_FILE = "admin.key"
 
@@ -53,9 +53,6 @@ class Principal:
                             "do it")
         if not operators.role_allows(self.role, role):
             raise Forbidden(f"operator '{self.name}' is a {self.role}; this needs the role '{role}'")
-
-    def require_admin(self) -> None:
-        self.require("admin")
 
     def require_run(self, run_id: str) -> None:
         """May read ``run_id``'s approvals: any person, or an agent of that run."""

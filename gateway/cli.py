@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from hook import contract as c
+from acteon_core import contract as c
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,8 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from acteon_core import contract as c
 from gateway.paths import default_home
-from hook import contract as c
 
 ENV_INSECURE_REDIS = "ACTEON_INSECURE_REDIS"  # set by --insecure-redis for the server's workers
 ENV_RULES_FROM_FILE = "ACTEON_RULES_FROM_FILE"  # set by --rules-from-file

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from acteon_core import contract as c
+from acteon_core.attachments import BINARY, attach
 from gateway.analyzer import Analyzer
 from gateway.errors import NotFound
 from gateway.metrics import Metrics
@@ -34,14 +36,12 @@ from gateway.store import agents, approvals, runs
 from gateway.store.backend import Backend
 from gateway.store.decisions import Recheck, decide, provenance
 from gateway.suggestions import suggestion_for
-from hook import contract as c
-from hook.attachments import BINARY, attach
 
 
 async def attached(files: Mapping[str, str | None] | None, command: str, workdir: str | None, home: str) -> Attached:
     """The local programs a command may run: as the command hook attached them, or — for callers that
     attach nothing (Claude's http hook, the orchestrator) — read here, where the gateway shares the agent's
-    filesystem (hook/attachments.py; elsewhere nothing is found and the command line alone is judged)."""
+    filesystem (acteon_core/attachments.py; elsewhere nothing is found and the command line alone is judged)."""
     if files is not None:
         return tuple(sorted(files.items()))
     if workdir is None or not os.path.isdir(workdir):  # noqa: PTH112, ASYNC240 - one stat, no thread hop

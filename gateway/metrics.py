@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 
 
 @dataclass
@@ -35,3 +38,19 @@ class Metrics:
             "acteon_console_dropped", "Console feeds dropped because the browser fell too far behind",
             registry=self.registry,
         )
+
+    def count_from(self, name: str, documentation: str, label: str, read: Callable[[], Mapping[str, int]]) -> None:
+        """Expose counters another part keeps as plain integers (the shell analyzer's, the webhooks'), read at
+        each scrape: that part stays free of Prometheus, and nothing is counted twice."""
+        self.registry.register(_ReadAtScrape(name, documentation, label, read))
+
+
+class _ReadAtScrape(Collector):
+    def __init__(self, name: str, documentation: str, label: str, read: Callable[[], Mapping[str, int]]) -> None:
+        self._name, self._documentation, self._label, self._read = name, documentation, label, read
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        family = CounterMetricFamily(self._name, self._documentation, labels=[self._label])
+        for value, count in self._read().items():
+            family.add_metric([value], count)
+        yield family

@@ -10,8 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from hook.attachments import MAX_FILE_BYTES, MAX_FILES
-from hook.globs import MAX_GLOBS, check_glob
+from acteon_core.attachments import MAX_FILE_BYTES, MAX_FILES
+from acteon_core.globs import MAX_GLOBS, check_glob
+from acteon_core.vocabulary import Outcome, ReportedState
 
 # Run ids become part of Redis keys inside a {hash tag}: no braces, no colons, no spaces.
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
@@ -20,14 +21,6 @@ Ident = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=r
 AttachedPath = Annotated[str, StringConstraints(min_length=2, max_length=4096, pattern=r"^/")]
 AttachedText = Annotated[str, StringConstraints(max_length=MAX_FILE_BYTES)]
 ShortText = Annotated[str, StringConstraints(max_length=4096)]
-ActionType = Literal[
-    "execute_command", "write_file", "read_file", "list_files", "web_fetch",
-    "web_search", "spawn_agent", "mcp_call", "other",
-]
-Outcome = Literal[
-    "executed", "suppressed", "throttled", "deduplicated", "pending_approval",
-    "quota_exceeded", "rerouted", "cancelled", "superseded",
-]
 
 
 def _absolute_path(value: str | None) -> str | None:
@@ -59,7 +52,7 @@ class DispatchRequest(BaseModel):
     tool_use_id: Ident | None = None
     agent_type: Ident | None = None
     mcp_server: Ident | None = None
-    # The local programs the command may run, attached by the command hook (hook/attachments.py).
+    # The local programs the command may run, attached by the command hook (acteon_core/attachments.py).
     files: Annotated[dict[AttachedPath, AttachedText | None], Field(max_length=MAX_FILES)] | None = None
 
     _absolute = field_validator("cwd", "home")(_absolute_path)
@@ -149,15 +142,11 @@ class OperatorCreate(_Strict):
     role: Literal["viewer", "operator", "admin"] = "operator"
 
 
-TaskState = Literal["pending", "ready", "running", "done", "failed", "skipped", "blocked", "cancelled", "parked",
-                    "conflict", "verify_failed", "interrupted", "eval_failed", "started"]
-
-
 class RunStateIn(_Strict):
     """The orchestrator reporting a task's new state (``task_id`` empty: the run's own state, e.g. its end)."""
 
     task_id: Annotated[str, StringConstraints(max_length=256, pattern=r"^[^\x00-\x1f]*$")] = ""
-    state: TaskState
+    state: ReportedState
     reason: ShortText | None = None
     final: bool = False  # the run ended with this state
 

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from acteon_core import contract as c
+from acteon_core.vocabulary import TOOL_ACTIONS
 from gateway import paths as P
 from gateway.credentials import (
     holds_secrets,
@@ -27,36 +29,6 @@ from gateway.persistence import is_persistence_path
 from gateway.runnable import CARRIED, content_categories, written_text
 from gateway.shell import analyze
 from gateway.shell.analysis import Attached
-from hook import contract as c
-
-TOOL_ACTIONS: dict[str, str] = {
-    # Claude Code
-    **dict.fromkeys(c.SHELL_TOOLS, c.EXECUTE_COMMAND),
-    "Write": c.WRITE_FILE,
-    "Edit": c.WRITE_FILE,
-    "MultiEdit": c.WRITE_FILE,
-    "NotebookEdit": c.WRITE_FILE,
-    "Read": c.READ_FILE,
-    "Glob": c.LIST_FILES,
-    "Grep": c.LIST_FILES,
-    "LS": c.LIST_FILES,
-    "WebFetch": c.WEB_FETCH,
-    "WebSearch": c.WEB_SEARCH,
-    "Agent": c.SPAWN_AGENT,
-    "Task": c.SPAWN_AGENT,
-    # Gemini CLI
-    "write_file": c.WRITE_FILE,
-    "replace": c.WRITE_FILE,
-    "read_file": c.READ_FILE,
-    "read_many_files": c.READ_FILE,
-    "glob": c.LIST_FILES,
-    "grep_search": c.LIST_FILES,
-    "search_file_content": c.LIST_FILES,
-    "list_directory": c.LIST_FILES,
-    "web_fetch": c.WEB_FETCH,
-    "google_web_search": c.WEB_SEARCH,
-    "invoke_agent": c.SPAWN_AGENT,
-}
 
 _URL = re.compile(r"""\b(?:https?|ftp)://[^\s<>"'`]+""", re.IGNORECASE)
 _MAX_TARGET = 4096
@@ -221,7 +193,7 @@ def shell_command(input: Mapping[str, Any], cwd: str | None, home: str) -> tuple
 def command_facts(command: str, workdir: str | None, home: str, secret_paths: tuple[str, ...],
                   files: Attached = ()) -> Facts:
     """Analyse a shell command in this process (bounded by ``gateway.shell.limits``). ``files``: the local
-    programs it may run, as the command hook attached them (hook/attachments.py)."""
+    programs it may run, as the command hook attached them (acteon_core/attachments.py)."""
     a = analyze(command, workdir, home, secret_paths, files)
     return Facts(
         target=command[:_MAX_TARGET],

@@ -15,9 +15,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from acteon_core import contract as c
 from gateway.store import approvals, keys
 from gateway.store.backend import Backend
-from hook import contract as c
 
 log = logging.getLogger("acteon.gateway.notify")
 RECHECK_S = 1.0

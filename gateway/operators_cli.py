@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from acteon_core import contract as c
 from gateway.auth import ADMIN_KEY_FILE
-from hook import contract as c
 
 NOUNS = {"operators": "operator", "workers": "worker"}
 

@@ -1,7 +1,7 @@
 """File scopes, enforced (docs/swarm.md, "Parallel writers").
 
 An agent key minted for one agent may carry a *binding*: the agent's own worktree (``root``) and the globs
-of its task's file scope (``hook/globs.py``, relative to the worktree's top). A call of a bound agent is
+of its task's file scope (``acteon_core/globs.py``, relative to the worktree's top). A call of a bound agent is
 suppressed, before any rule, when it writes outside them: the write/edit tools by their path, a shell
 command by every path the analysis finds it writes or deletes (redirections, ``cp``/``mv``/``sed -i``/
 ``tee``, interpreter file APIs …), and a git command anywhere but inside the worktree (``-C``,
@@ -15,11 +15,11 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
+from acteon_core import contract as c
+from acteon_core.globs import in_scope, overlap
 from gateway.normalize import Call
 from gateway.paths import TEMP, classify, is_within
 from gateway.shell.targets import is_harmless_sink
-from hook import contract as c
-from hook.globs import in_scope, overlap
 
 RULE = "file-scope"
 UNKNOWN = "?"

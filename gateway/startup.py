@@ -12,11 +12,11 @@ from pathlib import Path
 
 import redis
 
+from acteon_core import contract as c
 from gateway.auth import ADMIN_KEY_FILE
 from gateway.config import Settings
 from gateway.rules.loader import Pack
 from gateway.store.guard import where
-from hook import contract as c
 
 
 def banner(settings: Settings, pack: Pack, *, host: str, port: int, workers: int, tls: bool = False) -> list[str]:

@@ -55,7 +55,7 @@ def _options(args: list[str]) -> dict[str, str]:
 def _gate(args: list[str]) -> int:
     import time
 
-    from hook import contract as c
+    from acteon_core import contract as c
     from hook import gate
 
     started = time.monotonic()  # the budget covers everything from here, reading the input included
@@ -72,7 +72,7 @@ def _gate(args: list[str]) -> int:
     try:
         raw = read_input(started + max(0.5, budget - gate.SAFETY_S))
     except InputTimeout:
-        from hook import dialects
+        from acteon_core import dialects
 
         problem = f"acteon-swarm: the hook input did not arrive within {budget:g} s; call blocked (fail closed)"
         dialect = dialects.detect(None, flag)
@@ -85,7 +85,7 @@ def _gate(args: list[str]) -> int:
     if answer is None:
         sys.stderr.write(problem + "\n")
         return EXIT_DENY
-    from hook import wire
+    from acteon_core import wire
 
     sys.stdout.write(wire.dumps(answer) + "\n")
     sys.stdout.flush()
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return install.uninstall_main(args[1:])
         if command in ("-V", "--version"):
-            from hook import contract
+            from acteon_core import contract
 
             sys.stdout.write(f"acteon-swarm-hook {contract.VERSION}\n")
             return 0

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import time
 
-from hook import client, dialects, gate, wire
-from hook import contract as c
+from acteon_core import contract as c
+from acteon_core import dialects, wire
+from hook import client, gate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

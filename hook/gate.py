@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import time
 
-from hook import client, dialects, wire
-from hook import contract as c
+from acteon_core import contract as c
+from acteon_core import dialects, wire
+from hook import client
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing and collections.abc cost milliseconds per tool call
@@ -27,7 +28,7 @@ class Denied(Exception):
 
 def identity(event: Mapping[str, Any], dialect: str, env: Mapping[str, str]) -> dict[str, Any]:
     """The dispatch request for one hook event, identity from ACTEON_* variables; a shell command gets
-    the text of the local programs it may run (hook/attachments.py)."""
+    the text of the local programs it may run (acteon_core/attachments.py)."""
     ev = dict(event)
     body = dialects.dispatch_fields(
         ev, dialect, run_id=env.get(c.ENV_RUN_ID) or c.DEFAULT_RUN_ID,
@@ -36,7 +37,7 @@ def identity(event: Mapping[str, Any], dialect: str, env: Mapping[str, str]) -> 
     tool_input = ev.get("tool_input")
     cwd = ev.get("cwd")
     if ev.get("tool_name") in c.SHELL_TOOLS and isinstance(tool_input, dict) and isinstance(cwd, str):
-        from hook import attachments  # only shell calls pay for it
+        from acteon_core import attachments  # only shell calls pay for it
 
         workdir = tool_input.get("dir_path")
         if isinstance(workdir, str) and workdir:

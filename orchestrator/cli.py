@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from hook import contract as c
+from acteon_core import contract as c
 from orchestrator.commands import runs as run_commands
 from orchestrator.commands.approvals import app as approvals_app
 from orchestrator.commands.common import (

@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from hook import contract as c
+from acteon_core import contract as c
 from orchestrator.errors import UserError
 
 

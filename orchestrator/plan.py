@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from hook.globs import MAX_GLOBS, check_glob
+from acteon_core.globs import MAX_GLOBS, check_glob
 from orchestrator.errors import UserError
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hook.install import write_atomic
+from acteon_core.files import write_atomic
 from orchestrator.plan import Plan, PlanError, Task, approve, describe_error, validate_plan
 
 

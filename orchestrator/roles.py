@@ -20,6 +20,7 @@ from typing import Any
 from jinja2 import StrictUndefined, Template, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 
+from acteon_core.vocabulary import TOOL_GROUPS
 from orchestrator.config import ROLE_NAME_PATTERN, SwarmConfig
 from orchestrator.plan import Plan, Subtask, Task
 
@@ -34,21 +35,8 @@ class RoleError(ValueError):
 
 # --- tool names -----------------------------------------------------------------------------------
 
-# Roles name tools the Claude Code way; the gateway sees each CLI's own name. One group per capability,
-# so allowing any name of a group allows the whole group on both CLIs.
-_TOOL_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("Bash", "run_shell_command"),
-    ("Write", "write_file"),
-    ("Edit", "MultiEdit", "replace"),
-    ("Read", "read_file", "read_many_files"),
-    ("Glob", "glob"),
-    ("Grep", "grep_search", "search_file_content"),
-    ("LS", "list_directory"),
-    ("WebFetch", "web_fetch"),
-    ("WebSearch", "google_web_search"),
-    ("Agent", "Task", "invoke_agent"),
-)
-_EQUIVALENT: dict[str, tuple[str, ...]] = {name: group for group in _TOOL_GROUPS for name in group}
+# Roles name tools the Claude Code way; the gateway sees each CLI's own name (acteon_core.vocabulary).
+_EQUIVALENT: dict[str, tuple[str, ...]] = {name: names for _, names in TOOL_GROUPS for name in names}
 
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
 

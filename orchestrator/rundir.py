@@ -21,8 +21,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from hook import contract as c
-from hook.install import write_atomic
+from acteon_core import contract as c
+from acteon_core.files import write_atomic
+from acteon_core.vocabulary import RunStatus, TaskStatus
 from orchestrator import journal
 from orchestrator.errors import UserError
 
@@ -55,8 +56,7 @@ class RunStarted(_Event):
 class TaskStatusChanged(_Event):
     type: Literal["task_status"] = "task_status"
     task_id: str
-    status: Literal["pending", "ready", "running", "done", "failed", "skipped", "blocked", "cancelled", "parked",
-                    "conflict", "verify_failed"]
+    status: TaskStatus
     reason: str = ""
 
 
@@ -294,7 +294,7 @@ class Note(_Event):
 
 class RunFinished(_Event):
     type: Literal["run_finished"] = "run_finished"
-    status: Literal["done", "failed", "cancelled", "interrupted", "parked", "eval_failed"]
+    status: RunStatus
     reason: str = ""
 
 

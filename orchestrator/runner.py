@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hook.install import write_atomic, write_text_atomic
+from acteon_core.files import write_atomic, write_text_atomic
 from orchestrator import rundir as R
 from orchestrator.adversarial.loop import EVAL_GATE, Gate
 from orchestrator.adversarial.runs import check_adversarial, eval_gate, run_adversarial

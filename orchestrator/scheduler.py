@@ -13,18 +13,13 @@ import functools
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, TypeVar, get_args
 
-from hook.globs import scopes_overlap
+from acteon_core.globs import scopes_overlap
+from acteon_core.vocabulary import DEAD_ENDS, TaskEnd
+from acteon_core.vocabulary import TaskStatus as Status
 
-Status = Literal["pending", "ready", "running", "done", "failed", "skipped", "blocked", "cancelled", "parked",
-                 "conflict", "verify_failed"]
-
-# A dependency in one of these states can never become done, so its dependents are blocked.
-DEAD_ENDS: frozenset[Status] = frozenset({"failed", "skipped", "blocked", "cancelled", "conflict", "verify_failed"})
-TERMINAL: frozenset[Status] = DEAD_ENDS | {"done"}
-# Parked tasks wait for a person (the park ledger): not terminal, but nothing starts them, and their
-# dependents wait with them instead of being blocked.
+# A task's states, which of them are dead ends and which are final: acteon_core.vocabulary.
 
 _T = TypeVar("_T")
 
@@ -36,7 +31,7 @@ class TaskSpec:
     priority: int = 100  # lower first
     depends_on: tuple[str, ...] = ()
     order: int = 0  # plan order, the final tie-breaker
-    # Globs the task writes (hook/globs.py): two tasks whose scopes overlap never run at the same time.
+    # Globs the task writes (acteon_core/globs.py): two tasks whose scopes overlap never run at the same time.
     write_scope: tuple[str, ...] = ()
     parked: str | None = None  # why the task must wait for a person; None: it may start when ready
     # Agents the task runs at once (a lens swarm runs several members): it takes that many of max_agents,
@@ -46,7 +41,7 @@ class TaskSpec:
 
 @dataclass
 class TaskOutcome:
-    status: Literal["done", "failed", "cancelled", "conflict", "verify_failed"]
+    status: TaskEnd
     detail: str = ""
 
 

@@ -8,11 +8,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hook import contract as c
+from acteon_core import contract as c
+from acteon_core.vocabulary import TASK_STATUSES
 from orchestrator import rundir as R
 
-TASK_STATES = ("done", "running", "ready", "pending", "failed", "skipped", "blocked", "cancelled", "parked",
-               "conflict", "verify_failed")
 STAT_LINES = (
     (("dispatched", "Total dispatched"), ("executed", "Executed"), ("suppressed", "Suppressed"),
      ("throttled", "Throttled"), ("deduplicated", "Deduplicated")),
@@ -106,7 +105,7 @@ def collect(rd: R.RunDir) -> dict[str, Any]:
                 merges[ev.task_id]["conflict"] = _report(ev.report).get("conflict")
     tasks = [{"id": t["id"], "name": t.get("name", ""), "role": t.get("assigned_role", ""),
               "status": statuses.get(t["id"], "pending"), "reason": reasons.get(t["id"], "")} for t in plan_tasks]
-    counts = {s: sum(1 for t in tasks if t["status"] == s) for s in TASK_STATES}
+    counts = {s: sum(1 for t in tasks if t["status"] == s) for s in TASK_STATUSES}
     stats = gateway_counters(events)
     started = run.get("started_at")
     ended = run.get("finished_at")

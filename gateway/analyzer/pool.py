@@ -31,7 +31,7 @@ from gateway.shell.limits import ANALYSIS_MEMORY_BYTES, ANALYSIS_TIMEOUT_S, pres
 
 _CACHE_ENTRIES = 4096
 _CACHE_MAX_COMMAND = 4096  # longer commands are rare and would make the cache's memory unbounded
-_CACHE_MAX_FILES = 16384  # attached programs (hook/attachments.py) kept with a cached verdict, at most
+_CACHE_MAX_FILES = 16384  # attached programs (acteon_core/attachments.py) kept with a cached verdict, at most
 _SOURCE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 
 

@@ -3,20 +3,20 @@ decision carrying the hash of what they were shown: an agent can never approve i
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from acteon_core import contract as c
+from acteon_core.vocabulary import ApprovalStatus
 from gateway.api.deps import Caller, Operator, State
 from gateway.auth import Principal
 from gateway.errors import BadRequest, Forbidden
 from gateway.models import RUN_ID_PATTERN, Resolution
 from gateway.state import GatewayState
 from gateway.store import approvals, runs
-from hook import contract as c
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/approvals", tags=["approvals"])
-Status = Literal["pending", "approved", "rejected", "expired", "used"]
 ApprovalId = Annotated[str, Query(max_length=300)]
 
 
@@ -25,7 +25,7 @@ async def list_approvals(
     st: State,
     who: Caller,
     run: Annotated[str | None, Query(pattern=RUN_ID_PATTERN)] = None,
-    status: Status | None = None,
+    status: ApprovalStatus | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
     if not who.is_person:

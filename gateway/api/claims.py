@@ -6,11 +6,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
+from acteon_core import contract as c
 from gateway.api.deps import Admin, State
 from gateway.errors import Conflict, StoreUnavailable
 from gateway.models import ClaimCreate, ClaimRenew, RepoId
 from gateway.store import claims
-from hook import contract as c
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/claims", tags=["claims"])
 ClaimId = Annotated[str, Path(pattern=r"^[0-9a-f]{16}$", description="claim id")]

@@ -18,9 +18,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from pydantic import ValidationError
 
+from acteon_core import contract as c
 from gateway.models import DispatchRequest, DispatchResponse
 from gateway.state import GatewayState
-from hook import contract as c
 
 
 class RawRoute(APIRoute):

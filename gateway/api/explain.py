@@ -12,9 +12,9 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from acteon_core import contract as c
 from gateway.api.deps import State, Viewer
 from gateway.models import DispatchRequest, ExplainRequest
-from hook import contract as c
 
 router = APIRouter(prefix=c.API_PREFIX, tags=["rules"])
 

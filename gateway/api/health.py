@@ -10,8 +10,8 @@ from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from acteon_core import contract as c
 from gateway.api.deps import State
-from hook import contract as c
 
 router = APIRouter(tags=["health"])
 

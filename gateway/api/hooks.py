@@ -17,14 +17,14 @@ import orjson
 from fastapi import APIRouter, Request, Response
 from pydantic import ValidationError
 
+from acteon_core import contract as c
+from acteon_core import dialects
 from gateway.api.dispatch import RawRoute
 from gateway.api.runs import record_completion
 from gateway.errors import GatewayError
 from gateway.models import DispatchRequest, EventIn
 from gateway.state import GatewayState
 from gateway.store import runs
-from hook import contract as c
-from hook import dialects
 
 router = APIRouter(prefix=c.API_PREFIX, tags=["hooks"], route_class=RawRoute)
 MAX_APPROVAL_WAIT_S = 600.0

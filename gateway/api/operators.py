@@ -6,11 +6,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 
+from acteon_core import contract as c
 from gateway.api.deps import Admin, State
 from gateway.auth import hash_key, new_key
 from gateway.models import OperatorCreate
 from gateway.store import operators
-from hook import contract as c
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/operators", tags=["operators"])
 Name = Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")]

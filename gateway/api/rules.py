@@ -6,11 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from acteon_core import contract as c
 from gateway.api.deps import Admin, Caller, State, Viewer
 from gateway.errors import BadRequest
 from gateway.models import RulesPut
 from gateway.rules import Pack, RuleError, parse, vocabulary
-from hook import contract as c
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/rules", tags=["rules"])
 vocabulary_router = APIRouter(prefix=c.API_PREFIX, tags=["rules"])

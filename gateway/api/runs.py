@@ -6,26 +6,24 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
+from acteon_core import contract as c
+from acteon_core.vocabulary import TOOL_ACTIONS, ActionType, Outcome
 from gateway.api.deps import Admin, Caller, Operator, State, Viewer
 from gateway.auth import hash_key, new_key
 from gateway.errors import BadRequest
 from gateway.models import (
     RUN_ID_PATTERN,
-    ActionType,
     AgentKeyCreate,
     EventIn,
-    Outcome,
     RulesPut,
     RunCreate,
     RunCreated,
     RunStateIn,
 )
-from gateway.normalize import TOOL_ACTIONS
 from gateway.rules import RuleError, parse
 from gateway.state import GatewayState
 from gateway.store import agents, audit, claims, runs
 from gateway.store.backend import Backend
-from hook import contract as c
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/runs", tags=["runs"])
 SPAWN_TOOLS = frozenset(t for t, a in TOOL_ACTIONS.items() if a == c.SPAWN_AGENT)

@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from acteon_core import contract as c
 from gateway.api.deps import Admin, Caller, State, Viewer
 from gateway.api.operators import Name
 from gateway.api.runs import RunPath, claim_binding
@@ -19,7 +20,6 @@ from gateway.auth import hash_key, new_key
 from gateway.errors import Forbidden
 from gateway.models import AttemptCreate, WorkerCreate
 from gateway.store import operators, runs, workers
-from hook import contract as c
 
 router = APIRouter(prefix=c.API_PREFIX, tags=["workers"])
 

@@ -16,11 +16,11 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from acteon_core import contract as c
 from gateway.console.live import Hub
 from gateway.console.pages import NotSignedIn, router
 from gateway.console.views import render
 from gateway.errors import GatewayError
-from hook import contract as c
 
 STATIC = Path(__file__).parent / "static"
 PREFIX = "/console"

@@ -44,10 +44,6 @@ FANOUT_GROUP = 1  # pages written to at once; the groups are spread over COALESC
 Chunk = bytes  # one or more encoded SSE events
 
 
-class Overflow(Exception):
-    """A subscriber fell too far behind."""
-
-
 @dataclass(eq=False)
 class Subscriber:
     accepts: Callable[[dict[str, Any]], bool] = lambda _a: True  # which approvals this page shows

@@ -22,6 +22,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from acteon_core import contract as c
 from gateway.api.approvals import resolve
 from gateway.auth import Principal, hash_key
 from gateway.console import sessions, views
@@ -30,13 +31,11 @@ from gateway.errors import BadRequest, Forbidden, GatewayError, NotFound, Unauth
 from gateway.models import RUN_ID_PATTERN, Resolution, Sha256, ShortText
 from gateway.state import GatewayState
 from gateway.store import approvals, audit, keys, runs
-from hook import contract as c
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 RunPath = Annotated[str, Path(pattern=RUN_ID_PATTERN)]
 OUTCOMES = c.OUTCOMES
-ACTION_TYPES = ("execute_command", "write_file", "read_file", "list_files", "web_fetch", "web_search",
-                "spawn_agent", "mcp_call", "other")
+ACTION_TYPES = c.ACTION_TYPES
 EXPORT_MAX = 100_000  # records in one export
 SSE_PING_S = 15
 

@@ -14,10 +14,10 @@ import fnmatch
 import re
 from typing import Any
 
+from acteon_core import contract as c
+from acteon_core.vocabulary import TOOL_ACTIONS
 from gateway import paths
-from gateway.normalize import TOOL_ACTIONS
 from gateway.shell.categories import ALL_CATEGORIES
-from hook import contract as c
 
 # Tools the CLIs have that the gateway does not normalize to a special action type (they are `other`),
 # from the verified tool lists of both CLIs (shared reference, §1.4 and §2.4).

@@ -12,11 +12,11 @@ from typing import Any
 
 import yaml
 
+from acteon_core.attachments import MANIFESTS
 from gateway.shell import categories as cat
 from gateway.shell.invocation import Call
 from gateway.shell.tasks import manifest
 from gateway.shell.words import Word
-from hook.attachments import MANIFESTS
 
 # The files compose reads when none is named, overrides merged over them: the ones the command hook sends.
 DEFAULT_NAMES = MANIFESTS["compose"]

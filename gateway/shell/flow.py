@@ -72,7 +72,7 @@ class Scope:
     # Programs copied or linked under another name in this command line (`cp /bin/rm ./x`): path (and,
     # for a bin directory, bare name) → the original command's name, so `./x -rf /` is judged as `rm`.
     renamed: dict[str, str] = field(default_factory=dict)
-    # Files already on disk that the command may run, as the command hook read them (hook/attachments.py):
+    # Files already on disk that the command may run, as the command hook read them (acteon_core/attachments.py):
     # path → the same Flow object seeded into ``files``. Running one is judged by its text; being merely
     # named is not suspicious, unlike a file this very command line wrote (see ``written``).
     attached: dict[str, Flow] = field(default_factory=dict)

@@ -239,7 +239,7 @@ def _decoded(text: str) -> str:
 
 
 def _read_script(call: Call, word: Word) -> None:
-    """A script file the command hook sent with the call (hook/attachments.py): no parser reads its language,
+    """A script file the command hook sent with the call (acteon_core/attachments.py): no parser reads its language,
     but its text is read for what it names — SQL that drops or truncates, client calls that delete or
     deploy, secrets, hosts — like any program's (``program_text``)."""
     content = call.file_content(word)

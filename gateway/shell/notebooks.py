@@ -3,7 +3,7 @@
 A notebook is a program in a JSON envelope: its code cells are Python, except the lines IPython hands to
 a shell (`!rm -rf …`, `files = !ls`, `%system …`, `%sx …`) and the cells a cell magic runs in another
 program (`%%bash`, `%%sh`, `%%script bash`). When a command runs a notebook whose text is known — written
-earlier in the command line, or attached by the command hook (hook/attachments.py) — its shell lines
+earlier in the command line, or attached by the command hook (acteon_core/attachments.py) — its shell lines
 are analysed as shell code and the rest as Python (``interpreters.python_code``); one the hook saw but
 could not send (too large) or that is not a notebook is unknowable (``dynamic_command``). Converting a
 notebook without executing it (`jupyter nbconvert --to html x.ipynb`) runs nothing.

@@ -2,7 +2,7 @@
 ``fabfile.py``.
 
 Like a Makefile's recipe (``gateway.shell.tasks``), the task's code is what runs: when the command hook
-attached the task file (hook/attachments.py) or the command line wrote it, the named tasks' functions
+attached the task file (acteon_core/attachments.py) or the command line wrote it, the named tasks' functions
 are read as Python (``interpreters.python_code``) and the shell commands they hand to the context
 (`c.run("…")`, `c.sudo("…")`, `c.local("…")`, `conn.run("…")`) as shell code. A task file seen but not
 sent (too large) makes the task unknowable; one nobody attached is judged by the command line alone.

@@ -3,7 +3,7 @@
 `make clean`, `npm run clean`, `just clean`, `task clean` run whatever the project's manifest says, and an
 agent can write that manifest a moment before (docs/rules.md#what-runs-is-judged). When the manifest's text
 is known — written earlier in the same command line, or attached by the command hook
-(hook/attachments.py) — the lines of the tasks that would run are analysed like any other shell code.
+(acteon_core/attachments.py) — the lines of the tasks that would run are analysed like any other shell code.
 Each reader returns plain command strings; the handlers (``system.make``, the package managers,
 ``task_runner``) hand them to the walker.
 

@@ -6,14 +6,14 @@ import json
 import re
 from typing import Any
 
+from acteon_core import contract as c
 from gateway import reveal
 from gateway.errors import Conflict, NotFound
 from gateway.models import RUN_ID_PATTERN
 from gateway.store import keys
 from gateway.store.backend import Backend
-from hook import contract as c
 
-# An approval id names its run (hook/contract.py), so any process can find the record with no global index
+# An approval id names its run (acteon_core/contract.py), so any process can find the record with no global index
 # (a global index would put the decision script across two cluster slots).
 _RUN = re.compile(RUN_ID_PATTERN)
 

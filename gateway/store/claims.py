@@ -2,7 +2,7 @@
 
 A claim is (repository, owner, mode, globs) with a TTL its holder renews by heartbeat and a fencing token
 that increases with every grant. Write claims are exclusive against any overlapping claim of another
-owner; read claims are shared with other reads. Overlap is decided glob against glob (``hook/globs.py``)
+owner; read claims are shared with other reads. Overlap is decided glob against glob (``acteon_core/globs.py``)
 on a snapshot of the repository's claims, and the grant is a compare-and-swap on the snapshot's version
 (``lua/claims_grant.lua``): a grant or release in between makes the claimer look again, so two
 overlapping write claims are never both held, however many gateways and claimers race.
@@ -20,9 +20,9 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from acteon_core.globs import scopes_overlap
 from gateway.store import keys
 from gateway.store.backend import Backend
-from hook.globs import scopes_overlap
 
 MAX_ATTEMPTS = 200  # compare-and-swap rounds before a claimer under heavy contention gives up (busy)
 

@@ -8,12 +8,13 @@ from typing import Any
 
 import orjson
 
+from acteon_core import contract as c
 from gateway.normalize import Call
 from gateway.rules.engine import DEFAULT_DENY_REASON, Evaluation
 from gateway.rules.model import Rule
 from gateway.store import agents, keys
 from gateway.store.backend import Backend
-from hook import contract as c
+from gateway.store.decide_args import DecideArgs, DecideKeys, GateArgs, key_list
 
 APPROVAL_RETENTION_MS = 24 * 3600 * 1000  # resolved approvals stay readable this long after expiry
 WRITTEN_RETENTION_MS = 7 * 24 * 3600 * 1000  # a run's written paths, from its last write
@@ -84,17 +85,16 @@ def _dedup_value(rule: Rule, call: Call) -> str:
     return call.target
 
 
-def _gate_args(rule: Rule, call: Call, action_id: str) -> tuple[str, list[str]]:
-    """The gate's key and its seven script arguments (see ``decide.lua``)."""
+def _gate(rule: Rule, call: Call, action_id: str) -> GateArgs:
     if rule.action == "throttle":
         who = call.agent_id if rule.per == "agent" else (call.role or "-") if rule.per == "role" else "-"
-        key = keys.throttle(call.run_id, rule.name, rule.per, who)
-        return key, ["t", str(rule.limit), str(max(1, round(rule.window_s * 1000))), "-", action_id, rule.name,
-                     rule.default_reason]
+        return GateArgs(key=keys.throttle(call.run_id, rule.name, rule.per, who), kind="t", limit=rule.limit,
+                        span_ms=max(1, round(rule.window_s * 1000)), scope="-", member=action_id, name=rule.name,
+                        reason=rule.default_reason)
     digest = hashlib.sha256(_dedup_value(rule, call).encode()).hexdigest()[:32]
-    key = keys.dedup(call.run_id, rule.name, digest)
-    scope = "any" if rule.scope == "any" else "agent"
-    return key, ["d", "0", str(max(1, round(rule.ttl_s * 1000))), scope, action_id, rule.name, rule.default_reason]
+    return GateArgs(key=keys.dedup(call.run_id, rule.name, digest), kind="d", limit=0,
+                    span_ms=max(1, round(rule.ttl_s * 1000)), scope="any" if rule.scope == "any" else "agent",
+                    member=action_id, name=rule.name, reason=rule.default_reason)
 
 
 async def decide(
@@ -130,50 +130,44 @@ async def decide(
         reason = f"{reason}. Instead: {instead}"
     run_id = call.run_id
     # A gate only matters when the call may run; otherwise skip the keys altogether.
-    gates = evaluation.gates if kind != "suppress" else ()
-    gate_keys: list[str] = []
-    gate_argv: list[str] = []
-    for g in gates:
-        k, a = _gate_args(g, call, action_id)
-        gate_keys.append(k)
-        gate_argv.extend(a)
-
-    approval_pairs: list[str] = []
+    gates = tuple(_gate(g, call, action_id) for g in evaluation.gates) if kind != "suppress" else ()
+    approval_fields: tuple[str, ...] = ()
     timeout_ms = 0
     fp_key = keys.approval_fingerprint(run_id, "-")
     if kind == "approval" and terminal is not None:
         timeout_ms = max(1, round(terminal.timeout_s * 1000))
         fp_key = keys.approval_fingerprint(run_id, fingerprint(call))
-        approval_pairs = [
+        approval_fields = (
             "run_id", run_id, "agent_id", call.agent_id, "role", call.role or "",
             "provider", call.provider, "tool", call.tool, "action_type", call.action_type,
             "target", call.target, "rule", rule_name, "reason", reason,
             # Whole, never cut: a person approves the full input (the body limit bounds its size).
             "input", orjson.dumps(call.input, default=str).decode(),
-        ]
-
-    outcome_if_allowed = c.REROUTED if terminal is not None and terminal.action == "reroute" else c.EXECUTED
-    argv: list[str] = [
-        backend.now_arg(), "1" if dry_run else "0", kind, rules_version, outcome_if_allowed,
-        approval_id, str(timeout_ms), keys.approval_prefix(run_id), str(APPROVAL_RETENTION_MS),
-        keys.NOTIFY_CHANNEL, str(len(approval_pairs) // 2), *approval_pairs,
-        rule_name, reason, orjson.dumps(audit).decode(),
-        str(len(gates)), *gate_argv,
-        call.agent_id, global_version, fence,
-        spawn, str(depth), str(agents.DEFAULT_MAX_LIVE), str(agents.DEFAULT_MAX_DEPTH), str(agents.LEASE_MS),
-        str(attempt) if attempt else "",
-        "\n".join(call.facts.writes[:256]), str(WRITTEN_RETENTION_MS), "\n".join(call.facts.fetched[:256]),
-    ]
-    script_keys = [
-        keys.run(run_id), keys.stats(run_id), keys.audit(run_id), keys.approvals_index(run_id),
-        fp_key, keys.approval(run_id, approval_id), *gate_keys, keys.GLOBAL_RULES,
-        claim_key or keys.GLOBAL_RULES,  # read only when the agent holds a fencing token
-        keys.live_agents(run_id),
-        keys.attempts(run_id),  # read only when the agent's key was minted for an attempt
-        keys.written(run_id),  # written only by an allowed call that writes
-        keys.fetched(run_id),
-    ]
-    result: list[Any] = await backend.call(backend.script("decide.lua")(keys=script_keys, args=argv))
+        )
+    args = DecideArgs(
+        now_override=backend.now_arg(), dry=dry_run, kind=kind, expected_rules_version=rules_version,
+        outcome_if_allowed=c.REROUTED if terminal is not None and terminal.action == "reroute" else c.EXECUTED,
+        new_approval_id=approval_id, approval_timeout_ms=timeout_ms, approval_prefix=keys.approval_prefix(run_id),
+        approval_retention_ms=APPROVAL_RETENTION_MS, notify_channel=keys.NOTIFY_CHANNEL,
+        rule=rule_name, reason=reason, call_json=orjson.dumps(audit).decode(),
+        agent=call.agent_id, expected_global_version=global_version, fence=fence,
+        spawn=spawn, depth=depth, default_max_live=agents.DEFAULT_MAX_LIVE,
+        default_max_depth=agents.DEFAULT_MAX_DEPTH, spawn_lease_ms=agents.LEASE_MS,
+        key_attempt=str(attempt) if attempt else "",
+        writes="\n".join(call.facts.writes[:256]), written_retention_ms=WRITTEN_RETENTION_MS,
+        fetched="\n".join(call.facts.fetched[:256]),
+        approval_fields=approval_fields, gates=gates,
+    )
+    fixed_keys = DecideKeys(
+        run_key=keys.run(run_id), stats_key=keys.stats(run_id), audit_key=keys.audit(run_id),
+        approvals_key=keys.approvals_index(run_id), fingerprint_key=fp_key,
+        approval_key=keys.approval(run_id, approval_id), global_rules_key=keys.GLOBAL_RULES,
+        claim_key=claim_key or keys.GLOBAL_RULES,  # any key when the agent holds no claim: it is not read
+        live_agents_key=keys.live_agents(run_id), attempts_key=keys.attempts(run_id),
+        written_key=keys.written(run_id), fetched_key=keys.fetched(run_id),
+    )
+    result: list[Any] = await backend.call(
+        backend.script("decide.lua")(keys=key_list(fixed_keys, gates), args=args.argv()))
     if len(result) <= 2:
         return Recheck(str(result[0]), str(result[1]) if len(result) > 1 else "")
     outcome, _failed, retry, appr, rule_out, reason_out, warn, now = result

@@ -6,10 +6,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from acteon_core import contract as c
 from gateway.errors import Conflict, NotFound
 from gateway.store import keys
 from gateway.store.backend import Backend
-from hook import contract as c
 
 STAT_FIELDS = ("dispatched", *c.OUTCOMES)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hook.install import write_atomic, write_text_atomic
+from acteon_core.files import write_atomic, write_text_atomic
 from orchestrator import rundir as R
 
 

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hook.install import write_atomic
+from acteon_core.files import write_atomic
 from orchestrator import rundir as R
 from orchestrator.adversarial.challenges import Challenge, recovery_prompt
 from orchestrator.adversarial.loop import EVAL_GATE, AdversarialLoop, ChallengerUnavailable, FixResult, Gate

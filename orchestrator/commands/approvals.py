@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 import typer
 
-from hook import contract as c
+from acteon_core import contract as c
 from orchestrator.commands.common import JsonOut, StateDir, fail, gateway_call, gateway_url, print_json, state_of
 
 app = typer.Typer(help="Human approvals of agent tool calls, across every live run.", no_args_is_help=True)

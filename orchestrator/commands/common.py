@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from hook import contract as c
+from acteon_core import contract as c
 
 StateDir = Annotated[Path | None, typer.Option("--state-dir", help="state directory (default $ACTEON_STATE_DIR "
                                                                     "or ./.acteon-swarm)")]

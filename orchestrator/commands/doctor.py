@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
-from hook import contract as c
+from acteon_core import contract as c
 from orchestrator.commands.common import JsonOut, StateDir, find_admin_key, print_json, state_of
 
 OK, PROBLEM, NOTE = "ok", "PROBLEM", "note"
@@ -102,7 +102,7 @@ def _settings_files(cli: str, cwd: Path, home: Path) -> list[Path]:
 
 def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
     """Our gate hooks in one settings file (command and http hooks alike)."""
-    from hook.install import MARKER
+    from acteon_core.settings import MARKER
 
     try:
         settings = json.loads(path.read_text(encoding="utf-8"))

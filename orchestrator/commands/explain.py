@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from hook import contract as c
+from acteon_core import contract as c
 from orchestrator.commands.common import JsonOut, StateDir, fail, find_admin_key, print_json, state_of
 
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from hook import contract as c
+from acteon_core import contract as c
 from orchestrator.commands.common import (
     ConfigOpt,
     JsonOut,

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from hook import contract as c
+from acteon_core import contract as c
 from orchestrator.commands.common import fail, state_of
 
 

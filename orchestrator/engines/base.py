@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 from collections.abc import Callable
@@ -10,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from hook import contract as c
+from acteon_core import contract as c
+from acteon_core.settings import HookOptions
 from orchestrator.engines.environment import agent_environment
 from orchestrator.gatewayclient import GatewayClient
 
@@ -87,17 +87,17 @@ class Engine(Protocol):
     async def run_subtask(self, ctx: SubtaskContext) -> SubtaskResult: ...
 
 
-def hook_args(ctx: SubtaskContext, *, http: bool = False) -> argparse.Namespace:
-    """The options ``acteon-swarm-hook install`` would get, for an agent's own settings file. The hook's
-    budget leaves the subtask most of its time for approvals but stays below the CLI's timeout."""
-    return gate_args(ctx.gateway_url, ctx.timeout_s, http=http)
+def hook_options(ctx: SubtaskContext, *, http: bool = False) -> HookOptions:
+    """How the gate is wired into an agent's own settings file. The hook's budget leaves the subtask most
+    of its time for approvals but stays below the CLI's timeout."""
+    return gate_options(ctx.gateway_url, ctx.timeout_s, http=http)
 
 
-def gate_args(gateway_url: str, timeout_s: float, *, http: bool = False) -> argparse.Namespace:
-    """:func:`hook_args` for an agent session that is not a subtask (the refiner)."""
+def gate_options(gateway_url: str, timeout_s: float, *, http: bool = False) -> HookOptions:
+    """:func:`hook_options` for an agent session that is not a subtask (the refiner)."""
     budget = max(5.0, min(c.HOOK_BUDGET_S, timeout_s / 2))
     # authoritative: an orchestrated agent has no human at a prompt; the gateway's allow is the decision
-    return argparse.Namespace(http=http, url=gateway_url, key_file=None, budget=budget, authoritative=True)
+    return HookOptions(http=http, url=gateway_url, key_file=None, budget=budget, authoritative=True)
 
 
 MAX_OUTPUT = 20_000  # characters of an agent's answer kept for findings and the refiner

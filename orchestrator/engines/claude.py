@@ -9,14 +9,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hook import install
+from acteon_core.files import write_atomic
+from acteon_core.settings import claude_settings
 from orchestrator.engines.base import (
     MAX_OUTPUT,
     EngineError,
     SubtaskContext,
     SubtaskResult,
     cli_binary,
-    hook_args,
+    hook_options,
     tail,
 )
 from orchestrator.engines.usage import from_claude
@@ -39,7 +40,7 @@ async def run_session(*, prompt: str, settings: dict[str, object], agent_dir: Pa
     (``{}`` when there is none)."""
     check_gated(settings)
     settings_file = agent_dir / "settings.json"
-    install.write_atomic(settings_file, settings)
+    write_atomic(settings_file, settings)
     argv = [binary(env), "-p", prompt, "--settings", str(settings_file),
             # Only our --settings: a project's own settings cannot add or disable hooks for this session.
             "--setting-sources", "", "--output-format", "json", "--no-session-persistence", *extra_args]
@@ -61,7 +62,7 @@ class ClaudeEngine:
         started = time.monotonic()
         prompt = ctx.prompt or ""
         (ctx.agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
-        result, data = await run_session(prompt=prompt, settings=install.claude_settings({}, hook_args(ctx)),
+        result, data = await run_session(prompt=prompt, settings=claude_settings({}, hook_options(ctx)),
                                          agent_dir=ctx.agent_dir, workdir=ctx.workdir, env=ctx.agent_env(),
                                          timeout_s=ctx.timeout_s, on_start=ctx.on_start,
                                          extra_args=["--model", ctx.model] if ctx.model else ())

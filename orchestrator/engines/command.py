@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from hook import contract as c
+from acteon_core import contract as c
 from orchestrator.engines.base import MAX_OUTPUT, SubtaskContext, SubtaskResult, tail
 from orchestrator.process import run_in_group
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable, Mapping
 
-from hook import contract as c
+from acteon_core import contract as c
 
 _NAMES = frozenset({
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "COLORTERM", "LANG", "LANGUAGE", "TZ", "TMPDIR",

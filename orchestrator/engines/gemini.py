@@ -6,7 +6,6 @@ group/world-writable directory — so the engine checks that before it starts an
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import time
@@ -14,14 +13,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hook import install
+from acteon_core.files import write_atomic
+from acteon_core.settings import HookOptions, gemini_settings, insecure_ancestor
 from orchestrator.engines.base import (
     MAX_OUTPUT,
     EngineError,
     SubtaskContext,
     SubtaskResult,
     cli_binary,
-    hook_args,
+    hook_options,
     tail,
 )
 from orchestrator.engines.usage import from_gemini
@@ -30,7 +30,7 @@ from orchestrator.process import ProcResult, run_in_group
 BIN_ENV = "ACTEON_GEMINI_BIN"
 
 
-async def run_session(*, prompt: str, hook: argparse.Namespace, agent_dir: Path, workdir: Path,
+async def run_session(*, prompt: str, hook: HookOptions, agent_dir: Path, workdir: Path,
                       env: dict[str, str], timeout_s: float | None, extra_args: Sequence[str] = (),
                       base_settings: dict[str, Any] | None = None,
                       on_start: Callable[[int], None] | None = None,
@@ -62,7 +62,7 @@ class GeminiEngine:
         started = time.monotonic()
         prompt = ctx.prompt or ""
         (ctx.agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
-        result, data = await run_session(prompt=prompt, hook=hook_args(ctx), agent_dir=ctx.agent_dir,
+        result, data = await run_session(prompt=prompt, hook=hook_options(ctx), agent_dir=ctx.agent_dir,
                                          workdir=ctx.workdir, env=ctx.agent_env(), timeout_s=ctx.timeout_s,
                                          extra_args=["--yolo", *(["-m", ctx.model] if ctx.model else [])],
                                          on_start=ctx.on_start)
@@ -85,11 +85,11 @@ def binary(env: dict[str, str]) -> str:
     return cli_binary(env, "gemini", BIN_ENV)
 
 
-def write_gated_settings(settings_file: Path, args: argparse.Namespace, base: dict[str, Any] | None = None) -> None:
+def write_gated_settings(settings_file: Path, opts: HookOptions, base: dict[str, Any] | None = None) -> None:
     """Write an agent's system settings file (``base`` plus the gate hook), refusing a place where Gemini
     CLI would silently skip it. ``base`` itself is left unchanged."""
-    bad = install.insecure_ancestor(settings_file)
+    bad = insecure_ancestor(settings_file)
     if bad is not None:
         raise EngineError(f"refusing to start an ungated gemini agent: {bad} is writable by group or others, "
                           "and Gemini CLI would silently skip the hook settings below it")
-    install.write_atomic(settings_file, install.gemini_settings(copy.deepcopy(base or {}), args))
+    write_atomic(settings_file, gemini_settings(copy.deepcopy(base or {}), opts))

@@ -31,7 +31,8 @@ from rdflib import RDF, XSD, Literal, Namespace, URIRef
 from rdflib.namespace import PROV
 from rdflib.term import Node
 
-from hook.install import write_text_atomic
+from acteon_core.files import write_text_atomic
+from acteon_core.vocabulary import TERMINAL
 from orchestrator import rundir as R
 from orchestrator.graph import nq
 from orchestrator.graph import vocab as V
@@ -51,7 +52,6 @@ _HEADER = f"# acteon-swarm run graph v{PROJECTION_VERSION} source="
 SW: Any = SimpleNamespace(**{name: URIRef(V.NS + name) for name in V.TERMS})
 Triple = tuple[Node, Node, Node]
 
-_TERMINAL = frozenset({"done", "failed", "skipped", "blocked", "cancelled", "conflict", "verify_failed"})
 _TRUE, _FALSE = Literal(True), Literal(False)
 
 
@@ -213,7 +213,7 @@ class _Projector:
         if ev.status == "running":
             t["started"] = t["started"] or ev.ts
             t["attempt"] = ev.ts
-        elif ev.status in _TERMINAL and t["attempt"] is not None:
+        elif ev.status in TERMINAL and t["attempt"] is not None:
             t["ended"] = ev.ts
             t["duration"] = (datetime.fromisoformat(ev.ts) - datetime.fromisoformat(t["attempt"])).total_seconds()
             t["attempt"] = None

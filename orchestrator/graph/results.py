@@ -11,7 +11,6 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from rdflib import BNode, Graph, Literal, URIRef, Variable
 from rdflib.query import Result
@@ -181,17 +180,3 @@ def cell(term: Node | None) -> str:
                 return f"{prefix}:{text[len(iri):]}"
         return text
     return str(term)
-
-
-def python_rows(result: Result) -> list[dict[str, Any]]:
-    """Rows as plain Python values (numbers, booleans, strings) keyed by variable name: for tests and
-    scripts that want the answer, not its serialisation."""
-    names = [str(v) for v in result.vars or []]
-    out = []
-    for row in result.bindings:
-        values: dict[str, Any] = {}
-        for n in names:
-            t = row.get(Variable(n))
-            values[n] = None if t is None else (t.toPython() if isinstance(t, Literal) else str(t))
-        out.append(values)
-    return out

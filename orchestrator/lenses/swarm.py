@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hook.install import write_atomic, write_text_atomic
+from acteon_core.files import write_atomic, write_text_atomic
 from orchestrator.engines.base import SubtaskResult
 from orchestrator.lenses.answers import MAX_ANSWER_CHARS, AnswerError, Finding, parse_answer, parse_evidence
 from orchestrator.lenses.clusters import cluster, ranked

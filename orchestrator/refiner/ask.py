@@ -14,10 +14,10 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from hook import install
+from acteon_core.settings import claude_settings
 from orchestrator.config import RefinerSection
 from orchestrator.engines import claude, gemini
-from orchestrator.engines.base import EngineError, gate_args, identity_env, tail
+from orchestrator.engines.base import EngineError, gate_options, identity_env, tail
 from orchestrator.engines.usage import from_claude, from_gemini
 from orchestrator.process import ProcResult, run_in_group
 
@@ -105,7 +105,7 @@ async def _ask_claude(cfg: RefinerSection, prompt: str, workdir: Path, agent_dir
                       gateway_url: str) -> tuple[str, dict[str, Any]]:
     # No built-in tools, no MCP servers, no skills: the refiner only reads its prompt and answers.
     result, data = await claude.run_session(
-        prompt=prompt, settings=install.claude_settings({}, gate_args(gateway_url, cfg.timeout_seconds)),
+        prompt=prompt, settings=claude_settings({}, gate_options(gateway_url, cfg.timeout_seconds)),
         agent_dir=agent_dir, workdir=workdir, env=env, timeout_s=cfg.timeout_seconds,
         extra_args=["--model", cfg.model or DEFAULT_MODELS["claude"], "--tools", "", "--strict-mcp-config",
                     "--disable-slash-commands"], max_output_bytes=MAX_OUTPUT_BYTES)
@@ -126,7 +126,7 @@ async def _ask_gemini(cfg: RefinerSection, prompt: str, workdir: Path, agent_dir
     # tools.core = []: no built-in tool is registered (an empty list, unlike a missing one, is "none").
     # No --yolo: headless Gemini then registers no tool that needs confirmation either.
     result, data = await gemini.run_session(
-        prompt=prompt, hook=gate_args(gateway_url, cfg.timeout_seconds), agent_dir=agent_dir, workdir=workdir,
+        prompt=prompt, hook=gate_options(gateway_url, cfg.timeout_seconds), agent_dir=agent_dir, workdir=workdir,
         env=env, timeout_s=cfg.timeout_seconds, base_settings={"tools": {"core": []}},
         extra_args=["-m", cfg.model or DEFAULT_MODELS["gemini"], "--approval-mode", "default"],
         max_output_bytes=MAX_OUTPUT_BYTES)

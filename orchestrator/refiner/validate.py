@@ -24,10 +24,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from acteon_core.vocabulary import DEAD_ENDS
 from orchestrator.plan import Plan, PlanError, Task, describe_error, validate_plan
 from orchestrator.refiner.answer import MAX_PRIORITY, Action, Decision, RefinerAnswerError
 from orchestrator.roles import Role
-from orchestrator.scheduler import DEAD_ENDS
 
 EDITABLE = frozenset({"pending", "ready"})  # not started: the only tasks SKIP / REPRIORITIZE may touch
 RETRYABLE = frozenset({"conflict", "verify_failed"})  # a branch that could not land: RETRY may run it again

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hook.globs import scopes_overlap
+from acteon_core.globs import scopes_overlap
 from orchestrator.process import is_same_process, process_start_time
 
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hook.install import write_atomic
+from acteon_core.files import write_atomic
+from acteon_core.vocabulary import FILE_WRITING_TOOLS
 from orchestrator import rundir as R
 from orchestrator.config import WorktreesSection
 from orchestrator.gatewayclient import GatewayClient
@@ -30,12 +31,9 @@ from orchestrator.workspace.localclaims import LocalClaims
 from orchestrator.workspace.merging import MergeQueue, Verifier
 from orchestrator.workspace.worktrees import RunWorkspace, Worktree
 
-# Tools that change files by themselves; a role with one of them "writes" (Bash alone runs builds and tests).
-_FILE_WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "replace"})
-
 
 def writes_files(role: Role) -> bool:
-    return bool(_FILE_WRITING_TOOLS.intersection(expand_tools(role.allowed_tools)))
+    return bool(FILE_WRITING_TOOLS.intersection(expand_tools(role.allowed_tools)))
 
 
 def is_isolated(task: Task, role: Role | None, in_repository: bool) -> bool:

@@ -139,6 +139,11 @@ def receiver() -> Iterator[Receiver]:
         r.close()
 
 
+def _metric(url: str, sample: str) -> float:
+    lines = httpx.get(f"{url}/metrics", timeout=5).text.splitlines()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in lines if line.startswith(sample + " "))
+
+
 def test_webhooks_are_signed_retried_on_500_and_sent_once_by_two_gateways(tmp_path: Any, receiver: Receiver) -> None:
     redis = RedisServer()
     require("redis-server on PATH", redis.binary is not None)
@@ -158,6 +163,9 @@ def test_webhooks_are_signed_retried_on_500_and_sent_once_by_two_gateways(tmp_pa
             wait_until(lambda: len([p for p in receiver.posts if p[2] == 200]) == 2, timeout_s=20,
                        what="the run-end webhook")
             assert Gateway(url_b).api("GET", "/health").status_code == 200  # both processes were up
+            # Each process counts what it sent (/metrics): two deliveries between them, the 500s as retries.
+            sample = 'acteon_webhook_deliveries_total{result="delivered"}'
+            assert sum(_metric(url, sample) for url in (url_a, url_b)) == 2
     finally:
         redis.stop()
     statuses = [status for *_x, status in receiver.posts]

@@ -105,8 +105,11 @@ async def test_the_event_loop_keeps_serving_while_a_command_is_analysed(tmp_path
                 assert health.status_code == 200
             served_while_analysing = not hanging.done()
             answer = (await hanging).json()
+            metrics = (await http.get("/metrics")).text
     finally:
         pool.close()
     assert served_while_analysing
     assert answer["allowed"] is False and answer["outcome"] == "pending_approval"
     assert "not analysed: analysis took longer than 3000 ms" in answer["reason"]
+    # An operator sees the lost child in /metrics (a command that keeps killing children shows here).
+    assert 'acteon_shell_analyses_total{result="failures"} 1.0' in metrics

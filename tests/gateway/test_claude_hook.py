@@ -100,7 +100,7 @@ def test_admin_can_mint_agent_keys_for_a_run(client) -> None:
 
 
 def test_a_failed_call_is_recorded_as_failed_with_its_error(client) -> None:
-    """One adapter (hook/dialects.py) reads completions for the hook command and this endpoint alike: a
+    """One adapter (acteon_core/dialects.py) reads completions for the hook command and this endpoint alike: a
     response with an `error` is a failure here too (it used to count as a success on this path)."""
     key = {"Authorization": f"Bearer {_run(client, 'r5')}", "X-Acteon-Agent-Id": "coder-5"}
     post = {**EVENT, "hook_event_name": "PostToolUse", "tool_response": {"error": "exit status 2"}}
@@ -110,7 +110,8 @@ def test_a_failed_call_is_recorded_as_failed_with_its_error(client) -> None:
 
 
 def test_the_endpoint_and_the_hook_command_send_the_same_request() -> None:
-    from hook import dialects, gate
+    from acteon_core import dialects
+    from hook import gate
 
     event = {**EVENT, "agent_type": "Explore", "mcp_server": {"name": "files"}}
     env = {"ACTEON_RUN_ID": "r6", "ACTEON_AGENT_ID": "coder-6", "ACTEON_AGENT_ROLE": "coder", "HOME": "/home/a"}

@@ -145,7 +145,7 @@ def test_a_file_the_run_downloaded_runs_as_downloaded_code(client, fetch: str, r
 
 
 def test_a_downloaded_program_run_by_its_path(client) -> None:
-    from hook.attachments import BINARY
+    from acteon_core.attachments import BINARY
 
     tool = {f"{W}/bin/tool": BINARY}
     # A compiled program the run built is judged by its command line, as before.

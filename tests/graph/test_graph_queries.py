@@ -8,13 +8,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rdflib import Literal, Variable
+from rdflib.query import Result
 
-from hook import contract as c
+from acteon_core import contract as c
 from orchestrator import rundir as R
 from orchestrator.graph.project import load_all
 from orchestrator.graph.queries import READY, QueryError, run_query
-from orchestrator.graph.results import python_rows
 from tests.graph.conftest import T0, Journal, task
+
+
+def python_rows(result: Result) -> list[dict[str, Any]]:
+    """Rows as plain Python values (numbers, booleans, strings) keyed by variable name."""
+    names = [str(v) for v in result.vars or []]
+    out = []
+    for row in result.bindings:
+        values: dict[str, Any] = {}
+        for n in names:
+            t = row.get(Variable(n))
+            values[n] = None if t is None else (t.toPython() if isinstance(t, Literal) else str(t))
+        out.append(values)
+    return out
 
 
 def ready(state: Path, store: str, name: str, runs: list[str] | None = None) -> list[dict[str, Any]]:

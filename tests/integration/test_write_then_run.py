@@ -172,7 +172,7 @@ def test_the_projects_own_scripts_keep_being_judged_by_the_command_line(gateway,
 
 def test_a_key_file_named_in_a_command_is_never_sent(tmp_path: Path) -> None:
     """The hook ships programs only: naming a private key in a command does not copy it to the gateway."""
-    from hook.attachments import attach
+    from acteon_core.attachments import attach
 
     (tmp_path / "id_ed25519").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n")
     (tmp_path / "run.sh").write_text("echo hi\n")

@@ -116,12 +116,12 @@ def test_a_finished_run_is_not_resumed(tmp_path: Path) -> None:
 def test_orchestrated_agents_get_an_authoritative_gate() -> None:
     """No human sits at an orchestrated agent's permission prompt: its hook answers allow for what the
     gateway allows (a hand install leaves the CLI's own prompt in force)."""
-    from hook import install
-    from orchestrator.engines.base import gate_args
+    from acteon_core.settings import claude_settings, gemini_settings
+    from orchestrator.engines.base import gate_options
 
-    settings = install.claude_settings({}, gate_args("http://127.0.0.1:9", 60.0))
+    settings = claude_settings({}, gate_options("http://127.0.0.1:9", 60.0))
     assert "--authoritative" in settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    gemini = install.gemini_settings({}, gate_args("http://127.0.0.1:9", 60.0))
+    gemini = gemini_settings({}, gate_options("http://127.0.0.1:9", 60.0))
     assert "--authoritative" in gemini["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
 
 
@@ -164,9 +164,10 @@ def test_plan_validate_reports_every_problem_at_once(tmp_path: Path) -> None:
 
 
 def test_a_cancelled_runs_header_counts_its_cancelled_tasks() -> None:
-    from orchestrator.status import TASK_STATES, render
+    from acteon_core.vocabulary import TASK_STATUSES
+    from orchestrator.status import render
 
-    counts = dict.fromkeys(TASK_STATES, 0) | {"done": 1, "cancelled": 3}
+    counts = dict.fromkeys(TASK_STATUSES, 0) | {"done": 1, "cancelled": 3}
     header = render({"run_id": "r", "status": "cancelled", "elapsed_s": 5, "task_counts": counts, "stats": {},
                      "tasks": []}).splitlines()[0]
     assert "1 done" in header and "3 cancelled" in header

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from orchestrator.scheduler import Scheduler, Status, TaskOutcome, TaskSpec
+from acteon_core.vocabulary import TaskStatus as Status
+from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
 
 
 async def until(condition: Callable[[], bool], what: str = "condition") -> None:

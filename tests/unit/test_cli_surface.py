@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tomllib
 
-from hook import contract
+from acteon_core import contract
 from tests.support import ROOT
 
 

@@ -7,81 +7,81 @@
 -- Keep to the Lua 5.1 subset that both Redis and fakeredis (lupa) run: no goto, no integer division,
 -- no cjson.
 --
--- KEYS: 1 run hash, 2 stats hash, 3 audit stream, 4 approvals index, 5 approval fingerprint,
---       6 new approval hash, 7.. one key per gate, then the global rule pack hash, then the agent's scope
---       claim (any key when it holds none), then the run's live sub-agents (zset member -> lease end),
---       then the run's attempts hash (agent -> current attempt)
--- ARGV: 1 now override (ms, '' = Redis TIME)   2 dry ('1'/'0')   3 kind (suppress|allow|approval)
---       4 expected run rules version   5 outcome when allowed (executed|rerouted)
---       6 new approval id   7 approval timeout ms   8 approval key prefix   9 retention ms
---       10 notify channel (a new approval is published there: the console's queue, webhooks)
---       11 number of approval record pairs A, then A field/value pairs
---       then: the terminal rule's name, its reason (replaced here when a gate, the quota, the run or a
---             rejection decides), and the call's audit fields as one JSON string (packed by the gateway:
---             one argument instead of dozens keeps the round trip cheap)
---       then: number of gates G, then 7 values per gate: kind (t|d), limit or 0, window/ttl ms,
---             scope (agent|any), member (action id), rule name, reason
---       then: the agent id, the version of the global rule pack the call was evaluated with, and the
---             fencing token of the agent's scope claim ('' = none)
---       then, for a call that spawns a sub-agent ('' otherwise): its member in the live set, the caller's
---             nesting depth (1: a top-level agent), the default live cap, the default maximum depth, and
---             the lease (ms) after which a sub-agent whose end was never reported stops counting
---       then: the attempt the agent's key was minted for ('' = a key without one)
---       then: the paths the call writes, newline-separated ('' = none), how long (ms) the run remembers them,
---             and which of them the call fills with bytes from the network, newline-separated
---             (KEYS: then the run's set of written paths, then its set of downloaded ones)
+-- Arguments arrive by name: gateway/store/decide_args.py builds both lists in the order the two `unpack`
+-- lines below read them (a test keeps the names equal on both sides).
+--
+-- KEYS: the run hash, its stats hash, its audit stream, its approvals index, the approval fingerprint (the
+--       call's identity for approvals), the hash of a new approval, the global rule pack hash, the agent's
+--       scope claim (any key when it holds none), the run's live sub-agents (zset member -> lease end), the
+--       run's attempts hash (agent -> current attempt), the run's sets of written and of downloaded paths;
+--       then one key per gate.
+-- ARGV: now override (ms, '' = Redis TIME), dry ('1'/'0'), kind (suppress|allow|approval), the run rules
+--       version the call was evaluated with, the outcome when allowed (executed|rerouted);
+--       the new approval's id, its timeout (ms), the approval key prefix, how long (ms) a resolved approval
+--       stays readable, the notify channel (a new approval is published there: the console's queue, webhooks);
+--       the terminal rule's name, its reason (replaced here when a gate, the quota, the run or a rejection
+--       decides), the call's audit fields as one JSON string (packed by the gateway: one argument instead of
+--       dozens keeps the round trip cheap);
+--       the agent id, the global rule pack version the call was evaluated with, the fencing token of the
+--       agent's scope claim ('' = none);
+--       for a call that spawns a sub-agent ('' otherwise): its member in the live set, the caller's nesting
+--       depth (1: a top-level agent), the default live cap, the default maximum depth, and the lease (ms)
+--       after which a sub-agent whose end was never reported stops counting;
+--       the attempt the agent's key was minted for ('' = a key without one);
+--       the paths the call writes, newline-separated ('' = none), how long (ms) the run remembers them, and
+--       which of them the call fills with bytes from the network, newline-separated;
+--       the number of approval record pairs A and of gates G; then A field/value pairs; then 7 values per
+--       gate: kind (t|d), limit or 0, window/ttl ms, scope (agent|any), member (action id), rule name, reason.
 -- Returns: {outcome, failed gate index (0 none, -1 quota, -2 cancelled, -3 rejected, -4 claim lapsed,
 --           -5 sub-agent cap or depth, -6 attempt superseded),
 --           retry_after_ms, approval_id, rule, reason, quota_warn, now}
 --          or {'unknown_run'} / {'stale_rules', version} / {'stale_global', version} / {'no_global_rules'}
 --          (nothing written: the gateway re-reads the rules and evaluates again)
 
-local now = tonumber(ARGV[1])
+local run_key, stats_key, audit_key, approvals_key, fingerprint_key, approval_key, global_rules_key, claim_key,
+      live_agents_key, attempts_key, written_key, fetched_key = unpack(KEYS, 1, 12)
+local now_override, dry, kind, expected_rules_version, outcome_if_allowed,
+      new_approval_id, approval_timeout_ms, approval_prefix, approval_retention_ms, notify_channel,
+      rule, reason, call_json, agent, expected_global_version, fence,
+      spawn, depth, default_max_live, default_max_depth, spawn_lease_ms, key_attempt,
+      writes, written_retention_ms, fetched, n_approval, n_gates = unpack(ARGV, 1, 27)
+local FIXED_KEYS, FIXED_ARGS = 12, 27
+
+local now = tonumber(now_override)
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local dry = ARGV[2] == '1'
-local kind = ARGV[3]
+dry = dry == '1'
+n_approval, n_gates = tonumber(n_approval), tonumber(n_gates)
+local approval_fields = {}
+for i = 1, n_approval * 2 do approval_fields[i] = ARGV[FIXED_ARGS + i] end
+local gates = {}
+for g = 1, n_gates do
+  local b = FIXED_ARGS + n_approval * 2 + (g - 1) * 7
+  gates[g] = {kind = ARGV[b + 1], limit = tonumber(ARGV[b + 2]), span = tonumber(ARGV[b + 3]),
+              scope = ARGV[b + 4], member = ARGV[b + 5], name = ARGV[b + 6], reason = ARGV[b + 7],
+              key = KEYS[FIXED_KEYS + g]}
+end
 
-local run = redis.call('HMGET', KEYS[1], 'status', 'rules_version', 'q_max', 'q_window', 'q_overage', 'q_start', 'q_used',
+local run = redis.call('HMGET', run_key, 'status', 'rules_version', 'q_max', 'q_window', 'q_overage', 'q_start', 'q_used',
                       's_max', 's_depth')
 if not run[1] then return {'unknown_run'} end
 local rules_version = run[2] or '0'
-if rules_version ~= ARGV[4] then return {'stale_rules', rules_version} end
-
-local pos = 11
-local n_approval = tonumber(ARGV[pos])
-local approval_fields = {}
-for i = 1, n_approval * 2 do approval_fields[i] = ARGV[pos + i] end
-pos = pos + n_approval * 2 + 1
-local rule = ARGV[pos]
-local reason = ARGV[pos + 1]
-local call_json = ARGV[pos + 2]
-pos = pos + 3
-local n_gates = tonumber(ARGV[pos])
-local gates = {}
-for g = 1, n_gates do
-  local b = pos + (g - 1) * 7
-  gates[g] = {kind = ARGV[b + 1], limit = tonumber(ARGV[b + 2]), span = tonumber(ARGV[b + 3]),
-              scope = ARGV[b + 4], member = ARGV[b + 5], name = ARGV[b + 6], reason = ARGV[b + 7],
-              key = KEYS[6 + g]}
-end
-local agent = ARGV[pos + n_gates * 7 + 1]
+if rules_version ~= expected_rules_version then return {'stale_rules', rules_version} end
 
 -- Every process decides with the pack in force, never with one it cached before a change or a store
 -- restart: a pack uploaded through the API must not silently give way to a looser one.
-local global_version = redis.call('HGET', KEYS[7 + n_gates], 'version')
+local global_version = redis.call('HGET', global_rules_key, 'version')
 if not global_version then return {'no_global_rules'} end
-if global_version ~= ARGV[pos + n_gates * 7 + 2] then return {'stale_global', global_version} end
+if global_version ~= expected_global_version then return {'stale_global', global_version} end
 
 local outcome = 'suppressed'
 local failed = 0
 -- An agent working under a scope claim holds the claim's fencing token: once the claim lapsed (no
 -- heartbeat) or went to someone else, every call of that agent is refused, whatever the rules say.
-local fence = ARGV[pos + n_gates * 7 + 3]
 if fence and fence ~= '' then
-  local held = redis.call('HMGET', KEYS[8 + n_gates], 'token', 'expires_ms')
+  local held = redis.call('HMGET', claim_key, 'token', 'expires_ms')
   if held[1] ~= fence or tonumber(held[2] or '0') <= now then
     kind = 'fenced'
     failed = -4
@@ -93,9 +93,8 @@ end
 -- An agent whose key was minted for one attempt of a subtask (a worker machine runs it): once another
 -- attempt is current (the subtask re-runs elsewhere: its lease was lost), every call of this one is
 -- refused, whatever the rules say, and audited as superseded. Only the exact current attempt acts.
-local key_attempt = ARGV[pos + n_gates * 7 + 9]
 if key_attempt and key_attempt ~= '' then
-  local current = redis.call('HGET', KEYS[10 + n_gates], agent)
+  local current = redis.call('HGET', attempts_key, agent)
   if current ~= key_attempt then
     kind = 'superseded'
     failed = -6
@@ -113,29 +112,29 @@ local decided_by, decision_reason, shown_sha256 = '', '', ''
 local quota_warn = 0
 
 local function create_approval()
-  approval_id = ARGV[6]
+  approval_id = new_approval_id
   outcome = 'pending_approval'
   if dry then approval_id = '' return end
-  local timeout = tonumber(ARGV[7])
-  local retention = timeout + tonumber(ARGV[9])
-  redis.call('HSET', KEYS[6], 'id', approval_id, 'status', 'pending', 'created_ms', now,
+  local timeout = tonumber(approval_timeout_ms)
+  local retention = timeout + tonumber(approval_retention_ms)
+  redis.call('HSET', approval_key, 'id', approval_id, 'status', 'pending', 'created_ms', now,
              'expires_ms', now + timeout, 'timeout_ms', timeout, unpack(approval_fields))
-  redis.call('PEXPIRE', KEYS[6], retention)
-  redis.call('SET', KEYS[5], approval_id, 'PX', retention)
-  redis.call('ZADD', KEYS[4], now, approval_id)
-  redis.call('PUBLISH', ARGV[10], 'approval-new:' .. approval_id)
+  redis.call('PEXPIRE', approval_key, retention)
+  redis.call('SET', fingerprint_key, approval_id, 'PX', retention)
+  redis.call('ZADD', approvals_key, now, approval_id)
+  redis.call('PUBLISH', notify_channel, 'approval-new:' .. approval_id)
 end
 
 local may_run = false
 if kind == 'allow' then
   may_run = true
 elseif kind == 'approval' then
-  local existing = redis.call('GET', KEYS[5])
+  local existing = redis.call('GET', fingerprint_key)
   if not existing then
     create_approval()
   else
-    -- Same slot as KEYS[5] (hash tag), built from the id the fingerprint points to.
-    local akey = ARGV[8] .. existing
+    -- Same slot as the fingerprint (hash tag), built from the id the fingerprint points to.
+    local akey = approval_prefix .. existing
     local a = redis.call('HMGET', akey, 'status', 'expires_ms', 'use_by_ms', 'resolved_by', 'resolution_reason',
                          'shown_sha256')
     local status = a[1]
@@ -198,13 +197,11 @@ if may_run then
     end
     -- Sub-agents an agent starts itself are counted: a run caps how many are live at once, and how deep
     -- they nest. Exact like the gates: counted and added in this one script.
-    local spawn = ARGV[pos + n_gates * 7 + 4]
-    local spawn_key = KEYS[9 + n_gates]
     if failed == 0 and spawn and spawn ~= '' then
-      local max_depth = tonumber(run[9] or '') or tonumber(ARGV[pos + n_gates * 7 + 7])
-      local max_live = tonumber(run[8] or '') or tonumber(ARGV[pos + n_gates * 7 + 6])
-      local live = redis.call('ZCOUNT', spawn_key, '(' .. now, '+inf')
-      if tonumber(ARGV[pos + n_gates * 7 + 5]) + 1 > max_depth then
+      local max_depth = tonumber(run[9] or '') or tonumber(default_max_depth)
+      local max_live = tonumber(run[8] or '') or tonumber(default_max_live)
+      local live = redis.call('ZCOUNT', live_agents_key, '(' .. now, '+inf')
+      if tonumber(depth) + 1 > max_depth then
         failed = -5
         outcome = 'suppressed'
         rule = 'agent-depth'
@@ -244,7 +241,7 @@ if may_run then
       reason = gates[failed].reason
     end
     if failed == 0 then
-      outcome = ARGV[5]
+      outcome = outcome_if_allowed
       if not dry then
         for g = 1, n_gates do
           local gate = gates[g]
@@ -257,16 +254,16 @@ if may_run then
           end
         end
         if q_max then
-          redis.call('HSET', KEYS[1], 'q_start', q_start, 'q_used', q_used + 1)
+          redis.call('HSET', run_key, 'q_start', q_start, 'q_used', q_used + 1)
         end
         if approved_key then
           redis.call('HSET', approved_key, 'status', 'used', 'used_ms', now)
         end
         if spawn and spawn ~= '' then
-          local lease = tonumber(ARGV[pos + n_gates * 7 + 8])
-          redis.call('ZREMRANGEBYSCORE', spawn_key, '-inf', now)
-          redis.call('ZADD', spawn_key, now + lease, spawn)
-          redis.call('PEXPIRE', spawn_key, lease)
+          local lease = tonumber(spawn_lease_ms)
+          redis.call('ZREMRANGEBYSCORE', live_agents_key, '-inf', now)
+          redis.call('ZADD', live_agents_key, now + lease, spawn)
+          redis.call('PEXPIRE', live_agents_key, lease)
         end
       end
     end
@@ -276,13 +273,10 @@ end
 -- What an allowed call writes is remembered for the run: a program an agent wrote is judged by its content
 -- when a later command runs it, and one it downloaded as downloaded code (gateway/dispatch.py). A file
 -- written again by other means is no longer a download.
-local writes = ARGV[pos + n_gates * 7 + 10]
 if not dry and writes and writes ~= '' and (outcome == 'executed' or outcome == 'rerouted') then
-  local written_key = KEYS[11 + n_gates]
-  local fetched_key = KEYS[12 + n_gates]
-  local retention = tonumber(ARGV[pos + n_gates * 7 + 11])
+  local retention = tonumber(written_retention_ms)
   local downloaded = {}
-  for path in string.gmatch(ARGV[pos + n_gates * 7 + 12] or '', '[^\n]+') do downloaded[path] = true end
+  for path in string.gmatch(fetched or '', '[^\n]+') do downloaded[path] = true end
   for path in string.gmatch(writes, '[^\n]+') do
     redis.call('SADD', written_key, path)
     if downloaded[path] then
@@ -296,12 +290,12 @@ if not dry and writes and writes ~= '' and (outcome == 'executed' or outcome == 
 end
 
 if not dry then
-  redis.call('XADD', KEYS[3], '*', 'ts', now, 'outcome', outcome, 'rule', rule, 'reason', reason,
+  redis.call('XADD', audit_key, '*', 'ts', now, 'outcome', outcome, 'rule', rule, 'reason', reason,
              'retry_after_ms', retry, 'approval_id', approval_id, 'decided_by', decided_by,
              'decision_reason', decision_reason, 'shown_sha256', shown_sha256, 'quota_warned', quota_warn,
              'call', call_json)
-  redis.call('HINCRBY', KEYS[2], 'dispatched', 1)
-  redis.call('HINCRBY', KEYS[2], outcome, 1)
-  if quota_warn == 1 then redis.call('HINCRBY', KEYS[2], 'quota_warned', 1) end
+  redis.call('HINCRBY', stats_key, 'dispatched', 1)
+  redis.call('HINCRBY', stats_key, outcome, 1)
+  if quota_warn == 1 then redis.call('HINCRBY', stats_key, 'quota_warned', 1) end
 end
 return {outcome, failed, retry, approval_id, rule, reason, quota_warn, now}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from temporalio.worker import Worker
 
-from hook import contract as c
+from acteon_core import contract as c
 from orchestrator.executors.base import ExecutorConfig
 from orchestrator.executors.temporal.activity import SubtaskActivity
 from orchestrator.executors.temporal.connect import connect

@@ -1,4 +1,4 @@
-"""What the command hook reads and sends with a shell call (hook/attachments.py): the programs the command
+"""What the command hook reads and sends with a shell call (acteon_core/attachments.py): the programs the command
 may run — and only those, bounded."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from hook import attachments as a
+from acteon_core import attachments as a
 
 
 def test_scripts_named_in_the_command_are_attached(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_attaching_costs_the_hook_no_import(tmp_path: Path) -> None:
     from tests.support import ROOT
 
     (tmp_path / "x.sh").write_text("true\n")
-    code = ("import sys; sys.path.insert(0, %r); from hook import attachments, gate; "
+    code = ("import sys; sys.path.insert(0, %r); from acteon_core import attachments; from hook import gate; "
             "assert attachments.attach('sh x.sh', %r); "
             "print(sorted(m for m in ('os', 'posixpath', 'stat', 'pathlib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-I", "-S", "-c", code % (str(ROOT), str(tmp_path))],

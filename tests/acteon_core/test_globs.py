@@ -4,13 +4,32 @@ of the same rules and against brute force over small paths."""
 from __future__ import annotations
 
 import itertools
+import re
 import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hook.globs import ScopeError, as_regex, check_glob, in_scope, matches, overlap, scopes_overlap
+from acteon_core.globs import ScopeError, check_glob, in_scope, matches, overlap, scopes_overlap
+
+
+def as_regex(glob: str) -> re.Pattern[str]:
+    """The glob as a regular expression: an independent statement of the rules acteon_core.globs implements
+    with its own automaton, so the two can be checked against each other."""
+    if (problem := check_glob(glob)) is not None:
+        raise ScopeError(f"scope glob {glob!r} {problem}")
+    parts = glob.rstrip("/").split("/")
+    out = ""
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part == "**":
+            out += ".*" if (last and i == 0) else "(?:/.*)?" if last else ("/" if i > 0 else "") + "(?:.*/)?"
+            continue
+        if i > 0 and parts[i - 1] != "**":
+            out += "/"
+        out += "".join("[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch) for ch in part)
+    return re.compile(out)
 
 
 @pytest.mark.parametrize(("glob", "path", "expected"), [

@@ -50,7 +50,7 @@ HEADER_AGENT_ID = "X-Acteon-Agent-Id"
 HEADER_AGENT_ROLE = "X-Acteon-Agent-Role"
 HEADER_HOME = "X-Acteon-Home"
 QUERY_APPROVAL_WAIT = "approval_wait_s"  # Claude http hook: how long the gateway may wait for a human
-QUERY_AUTHORITATIVE = "authoritative"  # Claude http hook: a gateway allow answers allow (see hook.dialects)
+QUERY_AUTHORITATIVE = "authoritative"  # Claude http hook: a gateway allow answers allow (see acteon_core.dialects)
 
 # --- dispatch request fields ----------------------------------------------------------------------
 F_RUN_ID = "run_id"

@@ -19,7 +19,6 @@ which both automata treat alike.
 from __future__ import annotations
 
 import functools
-import re
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -209,20 +208,3 @@ def scopes_overlap(a: Sequence[str], b: Sequence[str]) -> tuple[str, str, str] |
 
 def in_scope(scope: Sequence[str], path: str) -> bool:
     return any(matches(g, path) for g in scope)
-
-
-def as_regex(glob: str) -> re.Pattern[str]:
-    """The glob as a regular expression: an independent statement of the same rules, for tests and for
-    people reading this module."""
-    _compile(glob)  # same validation
-    parts = glob.rstrip("/").split("/")
-    out = ""
-    for i, part in enumerate(parts):
-        last = i == len(parts) - 1
-        if part == "**":
-            out += ".*" if (last and i == 0) else "(?:/.*)?" if last else ("/" if i > 0 else "") + "(?:.*/)?"
-            continue
-        if i > 0 and parts[i - 1] != "**":
-            out += "/"
-        out += "".join("[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch) for ch in part)
-    return re.compile(out)

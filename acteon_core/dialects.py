@@ -10,8 +10,8 @@ event, or a gateway result into an answer lives here, and is used by all three c
 
 from __future__ import annotations
 
-from hook import contract as c
-from hook import wire
+from acteon_core import contract as c
+from acteon_core import wire
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the hook imports nothing it does not need at run time

@@ -1,0 +1,184 @@
+"""The gate as each agent CLI's settings file holds it: what `acteon-swarm-hook install` merges in and
+`uninstall` takes out, and what the orchestrator writes for every agent it starts (docs/hook.md).
+
+Merging keeps every other key and every other hook; an earlier acteon-swarm entry is replaced, never
+duplicated. A settings file that is not valid JSON is refused rather than overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from acteon_core import contract as c
+
+MARKER = "acteon-swarm"  # in every command and hook name we write; identifies our entries
+# The hook ships beside this package (one distribution); the CLI runs its file directly (see hook_command).
+HOOK_MAIN = Path(__file__).resolve().parent.parent / "hook" / "__main__.py"
+
+
+class SettingsError(Exception):
+    """A settings file we will not touch, or options a CLI cannot honour."""
+
+
+@dataclass(frozen=True)
+class HookOptions:
+    """How the gate is wired into a CLI: the options of ``acteon-swarm-hook install``, and what the
+    orchestrator chooses for its agents."""
+
+    url: str | None = None  # the gateway; None: $ACTEON_URL or the default, at run time
+    key_file: str | None = None  # None: the agent key comes from $ACTEON_AGENT_KEY at run time
+    budget: float = c.HOOK_BUDGET_S  # seconds the gate may take, approvals included
+    http: bool = False  # Claude only: its native http hook instead of a process
+    # A gateway allow answers allow (the CLI's own permission prompt is skipped). Orchestrated agents have no
+    # human at a prompt; a person's own CLI keeps its prompts unless they ask for this.
+    authoritative: bool = False
+
+
+def hook_command(subcommand: str, cli: str, *, key_file: str | None, url: str | None, budget: float | None,
+                 authoritative: bool = False) -> str:
+    """The command line the CLI runs: this interpreter, isolated and without site-packages (the hook
+    needs only the standard library), on the hook's own file — the fastest way to start it."""
+    parts = [sys.executable, "-I", "-S", str(HOOK_MAIN), subcommand, "--cli", cli]
+    if url:
+        parts += ["--url", url]
+    if key_file:
+        parts += ["--key-file", key_file]
+    if budget is not None and subcommand == "gate":
+        parts += ["--budget", f"{budget:g}"]
+    if authoritative and subcommand == "gate":
+        parts.append("--authoritative")
+    return " ".join(shlex.quote(p) for p in parts) + f"  # {MARKER}"
+
+
+def _is_ours(hook: Any) -> bool:
+    if not isinstance(hook, dict):
+        return False
+    return MARKER in str(hook.get("command", "")) or MARKER in str(hook.get("name", "")) or (
+        hook.get("type") == "http" and c.CLAUDE_HOOK_PATH in str(hook.get("url", "")))
+
+
+def _merge_event(settings: dict[str, Any], event: str, group: dict[str, Any]) -> None:
+    hooks = settings.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise SettingsError("'hooks' in the settings file is not an object")
+    groups = hooks.get(event, [])
+    if not isinstance(groups, list):
+        raise SettingsError(f"'hooks.{event}' in the settings file is not a list")
+    kept = []
+    for g in groups:
+        if isinstance(g, dict) and isinstance(g.get("hooks"), list):
+            others = [h for h in g["hooks"] if not _is_ours(h)]
+            if others:
+                kept.append({**g, "hooks": others})
+        else:
+            kept.append(g)
+    hooks[event] = [*kept, group]
+
+
+def claude_settings(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
+    timeout_s = int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S)  # Claude counts seconds
+    if opts.http:
+        url = (opts.url or c.DEFAULT_URL).rstrip("/") + c.CLAUDE_HOOK_PATH
+        wait = max(0, int(opts.budget) - 10)
+        gate: dict[str, Any] = {
+            "type": "http", "timeout": timeout_s, "onFailure": "block",
+            "url": f"{url}?{c.QUERY_APPROVAL_WAIT}={wait}"
+                   + (f"&{c.QUERY_AUTHORITATIVE}=1" if opts.authoritative else ""),
+            "headers": {
+                "Authorization": f"Bearer ${c.ENV_AGENT_KEY}", c.HEADER_RUN_ID: f"${c.ENV_RUN_ID}",
+                c.HEADER_AGENT_ID: f"${c.ENV_AGENT_ID}", c.HEADER_AGENT_ROLE: f"${c.ENV_AGENT_ROLE}",
+                c.HEADER_HOME: "$HOME",
+            },
+            "allowedEnvVars": [c.ENV_AGENT_KEY, c.ENV_RUN_ID, c.ENV_AGENT_ID, c.ENV_AGENT_ROLE, "HOME"],
+        }
+    else:
+        gate = {"type": "command", "timeout": timeout_s, "onFailure": "block",
+                "command": hook_command("gate", "claude", key_file=opts.key_file, url=opts.url, budget=opts.budget,
+                                        authoritative=opts.authoritative)}
+    _merge_event(settings, "PreToolUse", {"matcher": "*", "hooks": [gate]})
+    done = {"type": "command", "timeout": 10,
+            "command": hook_command("complete", "claude", key_file=opts.key_file, url=opts.url, budget=None)}
+    _merge_event(settings, "PostToolUse", {"matcher": "*", "hooks": [done]})
+    return settings
+
+
+def gemini_settings(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
+    if opts.http:
+        raise SettingsError("Gemini CLI has no http hook type; install the command hook (without --http)")
+    timeout_ms = int((opts.budget + c.HOOK_TIMEOUT_MARGIN_S) * 1000)  # Gemini counts milliseconds
+    gate = {"name": f"{MARKER}-gate", "type": "command", "timeout": timeout_ms,
+            "command": hook_command("gate", "gemini", key_file=opts.key_file, url=opts.url, budget=opts.budget,
+                                    authoritative=opts.authoritative)}
+    done = {"name": f"{MARKER}-complete", "type": "command", "timeout": 10_000,
+            "command": hook_command("complete", "gemini", key_file=opts.key_file, url=opts.url, budget=None)}
+    _merge_event(settings, "BeforeTool", {"matcher": ".*", "hooks": [gate]})
+    _merge_event(settings, "AfterTool", {"matcher": ".*", "hooks": [done]})
+    config = settings.setdefault("hooksConfig", {})
+    if not isinstance(config, dict):
+        raise SettingsError("'hooksConfig' in the settings file is not an object")
+    config["enabled"] = True
+    disabled = config.get("disabled")
+    if isinstance(disabled, list):  # a disabled gate would let every tool run
+        config["disabled"] = [d for d in disabled if MARKER not in str(d)]
+    return settings
+
+
+def remove_ours(settings: dict[str, Any]) -> int:
+    """Take every hook ``install`` wrote out of ``settings`` (in place); groups and event lists left empty by
+    that go too, everything else stays as it was. Returns how many hooks were removed."""
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return 0
+    removed = 0
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for g in groups:
+            if isinstance(g, dict) and isinstance(g.get("hooks"), list):
+                others = [h for h in g["hooks"] if not _is_ours(h)]
+                removed += len(g["hooks"]) - len(others)
+                if others:
+                    kept.append({**g, "hooks": others})
+            else:
+                kept.append(g)
+        if kept:
+            hooks[event] = kept
+        elif groups:
+            del hooks[event]
+    if not hooks and removed:
+        del settings["hooks"]
+    return removed
+
+
+def insecure_ancestor(path: Path) -> Path | None:
+    """The first existing directory above ``path`` that group or others may write, if any. Gemini CLI
+    skips a system settings file under such a directory without an error, and its tools then run
+    ungated."""
+    for parent in path.parents:
+        try:
+            mode = parent.stat().st_mode
+        except FileNotFoundError:
+            continue
+        if mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return parent
+    return None
+
+
+def load(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (ValueError, UnicodeDecodeError) as e:
+        raise SettingsError(f"{path} is not valid JSON ({e}); not touching it") from None
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path} does not hold a JSON object; not touching it")
+    return data

@@ -1,0 +1,62 @@
+"""The names more than one part uses for the same thing, each written once: task and run states, action
+types, outcomes, approval states, and which tool of which CLI does what.
+
+The wire contract (``acteon_core.contract``) holds the plain strings the hook needs on its hot path; here
+they become the ``Literal`` types pydantic models and mypy check against (this module imports ``typing``,
+which the hook cannot afford). tests/acteon_core/test_vocabulary.py keeps the two, and every copy a
+model or page still spells out, in agreement.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from acteon_core import contract as c
+
+# --- tasks and runs -------------------------------------------------------------------------------
+# A task's state: in the scheduler, the journal, the gateway's run view, `status` and the RDF twin. Listed in
+# the order `status` shows them.
+TaskStatus = Literal["done", "running", "ready", "pending", "failed", "skipped", "blocked", "cancelled", "parked",
+                     "conflict", "verify_failed"]
+TASK_STATUSES: tuple[TaskStatus, ...] = get_args(TaskStatus)
+# A dependency in one of these states can never become done, so its dependents are blocked.
+DEAD_ENDS: frozenset[TaskStatus] = frozenset({"failed", "skipped", "blocked", "cancelled", "conflict",
+                                              "verify_failed"})
+TERMINAL: frozenset[TaskStatus] = DEAD_ENDS | {"done"}
+# Parked tasks wait for a person (the park ledger): not terminal, but nothing starts them, and their
+# dependents wait with them instead of being blocked.
+
+# How a task's own work ended (its agents finished, were cancelled, or its merge did not go in).
+TaskEnd = Literal["done", "failed", "cancelled", "conflict", "verify_failed"]
+
+# How a whole run ended (the journal's last event, the gateway's run view).
+RunStatus = Literal["done", "failed", "cancelled", "interrupted", "parked", "eval_failed"]
+# What the orchestrator reports to the gateway: a task's state, a run's end, or a run (re)starting.
+ReportedState = Literal[TaskStatus, RunStatus, "started"]
+
+# --- tool calls -----------------------------------------------------------------------------------
+ActionType = Literal["execute_command", "write_file", "read_file", "list_files", "web_fetch", "web_search",
+                     "spawn_agent", "mcp_call", "other"]
+Outcome = Literal["executed", "suppressed", "throttled", "deduplicated", "pending_approval", "quota_exceeded",
+                  "rerouted", "cancelled", "superseded"]
+ApprovalStatus = Literal["pending", "approved", "rejected", "expired", "used"]
+
+# One group per capability: the action type the gateway gives it, and every CLI's name for it (Claude Code's
+# first, then Gemini CLI's). Roles name tools the Claude Code way; allowing any name of a group allows the
+# whole group on every CLI. A tool in no group is an `other` action, and a role keeps its name as written.
+TOOL_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (c.EXECUTE_COMMAND, c.SHELL_TOOLS),
+    (c.WRITE_FILE, ("Write", "write_file")),
+    (c.WRITE_FILE, ("Edit", "MultiEdit", "replace")),
+    (c.WRITE_FILE, ("NotebookEdit",)),
+    (c.READ_FILE, ("Read", "read_file", "read_many_files")),
+    (c.LIST_FILES, ("Glob", "glob")),
+    (c.LIST_FILES, ("Grep", "grep_search", "search_file_content")),
+    (c.LIST_FILES, ("LS", "list_directory")),
+    (c.WEB_FETCH, ("WebFetch", "web_fetch")),
+    (c.WEB_SEARCH, ("WebSearch", "google_web_search")),
+    (c.SPAWN_AGENT, ("Agent", "Task", "invoke_agent")),
+)
+TOOL_ACTIONS: dict[str, str] = {name: action for action, names in TOOL_GROUPS for name in names}
+# Tools that change files by themselves (a role holding one "writes"; Bash alone runs builds and tests).
+FILE_WRITING_TOOLS = frozenset(name for action, names in TOOL_GROUPS if action == c.WRITE_FILE for name in names)

@@ -1,0 +1,76 @@
+"""How every failure becomes an answer: each error is JSON with a code and a message (docs/gateway.md), never a
+stack trace, never a 500 for bad input. The exceptions themselves are in ``gateway.errors``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from acteon_core import contract as c
+from gateway import console
+from gateway.errors import GatewayError, StoreUnavailable
+from gateway.metrics import Metrics
+
+log = logging.getLogger("acteon.gateway")
+
+_MAX_MESSAGE = 3500  # every error body stays under 4 KB, whatever a request echoes back
+
+
+def error_response(status: int, code: str, message: str) -> JSONResponse:
+    """The one shape of every error answer: ``{"error": {"code", "message"}}``, never a stack trace."""
+    if len(message) > _MAX_MESSAGE:
+        message = f"{message[:_MAX_MESSAGE]}… ({len(message) - _MAX_MESSAGE:,} more characters)"
+    return JSONResponse({c.ERROR_KEY: {"code": code, "message": message}}, status_code=status)
+
+
+
+def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return 400, "body: malformed JSON"
+    parts = []
+    for e in errors[:5]:
+        loc = [str(x) for x in e.get("loc", ()) if x not in ("body",)]
+        where = ".".join(loc) or "body"
+        parts.append(f"{where}: {e.get('msg', 'invalid')}")
+    return 422, "; ".join(parts)
+
+
+
+
+def install(app: FastAPI, metrics: Metrics) -> None:
+    """Answer every exception the app can raise in the error shape (pages get an error page)."""
+
+    @app.exception_handler(GatewayError)
+    async def _gateway_error(request: Request, exc: GatewayError) -> Response:
+        if isinstance(exc, StoreUnavailable):
+            metrics.store_errors.inc()
+            exc = StoreUnavailable("state store unavailable; try again")
+        if console.wants_page(request):
+            return console.error_page(request, exc)
+        return error_response(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_r: Request, exc: RequestValidationError) -> JSONResponse:
+        status, message = _validation_message(exc)
+        return error_response(status, "malformed_json" if status == 400 else "invalid_request", message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_r: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status_code, "http_error")
+        return error_response(exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(RecursionError)
+    async def _too_deep(_r: Request, _exc: RecursionError) -> JSONResponse:
+        # Only input nests this deep (a JSON body a hundred thousand levels down): bad input, not a fault.
+        return error_response(400, "too_deep", "body: nested too deeply")
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_r: Request, exc: Exception) -> JSONResponse:
+        log.error("unexpected error: %s: %s", type(exc).__name__, exc)
+        return error_response(500, "internal", "internal error")
