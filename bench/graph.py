@@ -30,8 +30,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from orchestrator import events as E  # noqa: E402
 from orchestrator import rundir as R  # noqa: E402
-from orchestrator.graph import project as P  # noqa: E402
+from orchestrator.graph import twin as T  # noqa: E402
 from orchestrator.graph.queries import READY, run_query  # noqa: E402
 from orchestrator.graph.store import STORES, open_dataset, parse_nquads  # noqa: E402
 from orchestrator.plan import Plan  # noqa: E402
@@ -80,7 +81,7 @@ def synthetic_run(state: Path, run_id: str, n_tasks: int, n_calls: int, seed: in
     needed = {dep for t in tasks for dep in t["depends_on"]}
     leaves = [i for i in range(n_tasks // 2, n_tasks) if f"t{i}" not in needed]
     skipped = set(rng.sample(leaves, k=min(len(leaves), max(1, n_tasks // 100))))
-    at(T0, R.RunStarted, run_id=run_id, plan_id=plan.id, engine="command", pid=4242)
+    at(T0, E.RunStarted, run_id=run_id, plan_id=plan.id, engine="command", pid=4242)
     weights = [w for _, w, _ in OUTCOMES]
     ran = [i for i in range(n_tasks) if i not in skipped]
     per_task, remainder = divmod(n_calls, len(ran))
@@ -88,10 +89,10 @@ def synthetic_run(state: Path, run_id: str, n_tasks: int, n_calls: int, seed: in
     for i in range(n_tasks):
         tid, sid, agent = f"t{i}", f"s{i}", f"t{i}.s{i}"
         if i in skipped:
-            at(start[i], R.TaskStatusChanged, task_id=tid, status="skipped", reason="skipped by the refiner")
+            at(start[i], E.TaskStatusChanged, task_id=tid, status="skipped", reason="skipped by the refiner")
             continue
-        at(start[i], R.TaskStatusChanged, task_id=tid, status="running")
-        at(start[i], R.SubtaskStarted, task_id=tid, subtask_id=sid, agent_id=agent, engine="command")
+        at(start[i], E.TaskStatusChanged, task_id=tid, status="running")
+        at(start[i], E.SubtaskStarted, task_id=tid, subtask_id=sid, agent_id=agent, engine="command")
         span = (end[i] - start[i]).total_seconds()
         for _ in range(per_task + (1 if ran.index(i) < remainder else 0)):
             when = start[i] + timedelta(seconds=rng.uniform(0, span))
@@ -99,31 +100,31 @@ def synthetic_run(state: Path, run_id: str, n_tasks: int, n_calls: int, seed: in
             tool, action, target = rng.choice(TOOLS)
             audit += 1
             ms = int(when.timestamp() * 1000)
-            at(when, R.ToolCall, audit_id=f"{ms}-{audit}", agent_id=agent, task_id=tid, tool=tool, action_type=action,
+            at(when, E.ToolCall, audit_id=f"{ms}-{audit}", agent_id=agent, task_id=tid, tool=tool, action_type=action,
                target=f"{target} #{audit % 97}", outcome=outcome, rule=rule,
                reason=None if outcome == "executed" else f"{outcome} by {rule}",
                approval_id=f"ap-{audit}" if outcome == "pending_approval" else None, at_ms=ms)
             if outcome == "executed":
-                at(when + timedelta(milliseconds=300), R.ToolCompleted, event_id=f"c{audit}", agent_id=agent,
+                at(when + timedelta(milliseconds=300), E.ToolCompleted, event_id=f"c{audit}", agent_id=agent,
                    task_id=tid, tool=tool, ok=rng.random() > 0.05, at_ms=ms + 300)
         if i % 10 == 3:
-            at(end[i] - timedelta(seconds=1), R.Finding, finding_id=f"{run_id}/{i}", agent_id=agent, task_id=tid,
+            at(end[i] - timedelta(seconds=1), E.Finding, finding_id=f"{run_id}/{i}", agent_id=agent, task_id=tid,
                topics=["tests", ROLES[i % 3]], text=f"finding of task {i}")
         if i % 7 == 5 and i > 20:
             used = [f"{run_id}/{j}" for j in range(3, i - 10, 10)][-3:]
             if used:
-                at(start[i], R.FindingsUsed, task_id=tid, agent_id=agent, finding_ids=used)
+                at(start[i], E.FindingsUsed, task_id=tid, agent_id=agent, finding_ids=used)
         if i % 97 == 11:
-            at(start[i] + timedelta(seconds=span / 2), R.Alert, kind="runaway", agent_id=agent, task_id=tid,
+            at(start[i] + timedelta(seconds=span / 2), E.Alert, kind="runaway", agent_id=agent, task_id=tid,
                detail="more than 20 actions in a minute", action="throttle")
-        at(end[i], R.SubtaskFinished, task_id=tid, subtask_id=sid, agent_id=agent, ok=True, returncode=0,
+        at(end[i], E.SubtaskFinished, task_id=tid, subtask_id=sid, agent_id=agent, ok=True, returncode=0,
            duration_s=span)
-        at(end[i], R.TaskStatusChanged, task_id=tid, status="done")
+        at(end[i], E.TaskStatusChanged, task_id=tid, status="done")
     for i in sorted(skipped):
         after = max(0, i - 1)
-        at(start[i] - timedelta(milliseconds=1), R.RefinerDecision, after_task=f"t{after}", action="skip",
+        at(start[i] - timedelta(milliseconds=1), E.RefinerDecision, after_task=f"t{after}", action="skip",
            skipped=[f"t{i}"], reason=f"t{i} is covered by t{after}")
-    at(max(end.values()) + timedelta(seconds=1), R.RunFinished, status="done")
+    at(max(end.values()) + timedelta(seconds=1), E.RunFinished, status="done")
 
     timed.sort(key=lambda e: (e[0], e[1]))
     counts: dict[str, int] = {}
@@ -155,9 +156,9 @@ def main() -> None:
         t_write, counts = timed(lambda: synthetic_run(state, "bench", args.tasks, args.calls, args.seed))
         rd = R.RunDir(state, "bench")
         t_read, events = timed(rd.read_events)
-        t_project, triples = timed(lambda: P.run_triples(rd))
-        P.write_run_graph(rd)
-        size_mb = P.graph_file(rd).stat().st_size / 1e6
+        t_project, triples = timed(lambda: T.run_triples(rd))
+        T.write_run_graph(rd)
+        size_mb = T.graph_file(rd).stat().st_size / 1e6
         print(f"journal: {len(events):,} events ({counts.get('tool_call', 0):,} tool calls, "
               f"{counts.get('tool_completed', 0):,} completions, {args.tasks:,} tasks), written in {t_write:.1f} s")
         print(f"read + validate journal: {t_read:.2f} s; projection (journal -> {len(triples):,} triples): "
@@ -197,13 +198,13 @@ def main() -> None:
 
 def _build(store: Any, rd: R.RunDir) -> Any:
     ds = open_dataset(store)
-    P.build_run_graph(ds, rd)
+    T.build_run_graph(ds, rd)
     return ds
 
 
 def _load_cached(store: Any, rd: R.RunDir) -> Any:
     ds = open_dataset(store)
-    parse_nquads(ds, P.graph_file(rd))
+    parse_nquads(ds, T.graph_file(rd))
     return ds
 
 

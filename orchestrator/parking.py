@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from orchestrator.rundir import line_error, now_iso
+from orchestrator.events import line_error, now_iso
 
 LEDGER = "park.jsonl"
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from acteon_core import contract as c
 from acteon_core.vocabulary import TASK_STATUSES
+from orchestrator import events as E
 from orchestrator import rundir as R
 
 STAT_LINES = (
@@ -30,7 +31,7 @@ def gateway_counters(events: list[Any]) -> dict[str, int]:
     (those never used nor refused since: still waiting, or abandoned when the run stopped)."""
     counts = {"dispatched": 0, **{o: 0 for o in c.OUTCOMES}, "quota_warned": 0}
     for ev in events:
-        if isinstance(ev, R.ToolCall):
+        if isinstance(ev, E.ToolCall):
             counts["dispatched"] += 1
             counts[ev.outcome] = counts.get(ev.outcome, 0) + 1
             counts["quota_warned"] += ev.quota_warned
@@ -40,13 +41,13 @@ def gateway_counters(events: list[Any]) -> dict[str, int]:
     return counts
 
 
-def approval_waits(events: list[Any]) -> tuple[dict[str, R.ToolCall], set[str]]:
+def approval_waits(events: list[Any]) -> tuple[dict[str, E.ToolCall], set[str]]:
     """(the first call that waited for each approval, by approval id; the approvals a later call used or was
     refused by). An approval in the first and not the second is still open."""
-    asked: dict[str, R.ToolCall] = {}
+    asked: dict[str, E.ToolCall] = {}
     settled: set[str] = set()
     for ev in events:
-        if isinstance(ev, R.ToolCall) and ev.approval_id:
+        if isinstance(ev, E.ToolCall) and ev.approval_id:
             if ev.outcome == c.PENDING_APPROVAL:
                 asked.setdefault(ev.approval_id, ev)
             else:
@@ -70,35 +71,35 @@ def collect(rd: R.RunDir) -> dict[str, Any]:
     adversarial: dict[str, Any] = {"rounds": 0, "challenges": 0, "actionable": 0, "merged": 0, "not_merged": 0,
                                    "baseline": None, "final": None, "stopped": ""}
     for ev in events:  # one pass over the journal: the source of truth
-        if isinstance(ev, R.TaskStatusChanged):
+        if isinstance(ev, E.TaskStatusChanged):
             statuses[ev.task_id], reasons[ev.task_id] = ev.status, ev.reason
-        elif isinstance(ev, R.Alert):
+        elif isinstance(ev, E.Alert):
             alerts.append(ev.model_dump(include={"kind", "agent_id", "task_id", "detail", "action", "ts"}))
-        elif isinstance(ev, R.RefinerDecision):
+        elif isinstance(ev, E.RefinerDecision):
             refiner.append(ev.model_dump(include={"after_task", "action", "skipped", "priorities", "reason",
                                                   "fallback", "ts", "retried"}))
             if ev.added_task:
                 plan_tasks.append(ev.added_task)
                 refiner[-1]["added"] = ev.added_task.get("id")
-        elif isinstance(ev, R.Finding):
+        elif isinstance(ev, E.Finding):
             findings += 1
-        elif isinstance(ev, R.SubtaskFinished):
+        elif isinstance(ev, E.SubtaskFinished):
             usage.add(ev.agent_id, ev)
-        elif isinstance(ev, R.LensMerged):
+        elif isinstance(ev, E.LensMerged):
             lenses[ev.task_id] = ev.model_dump(include={"result", "members", "answered", "min_quorum", "clusters",
                                                         "warnings", "merger_engine", "merger_fallback",
                                                         "merger_reason", "file"})
             usage.add(f"{ev.task_id}.merger", ev)
-        elif isinstance(ev, R.ChallengeRound):
+        elif isinstance(ev, E.ChallengeRound):
             adversarial["rounds"] = ev.round
             adversarial["challenges"] += len(ev.challenges)
             adversarial["actionable"] += len(ev.actionable)
             usage.add(f"challenger.r{ev.round}", ev)
-        elif isinstance(ev, R.FixFinished):
+        elif isinstance(ev, E.FixFinished):
             adversarial["merged" if ev.result == "merged" else "not_merged"] += 1
-        elif isinstance(ev, R.AdversarialFinished):
+        elif isinstance(ev, E.AdversarialFinished):
             adversarial.update(baseline=ev.baseline, final=ev.final, stopped=ev.stopped)
-        elif isinstance(ev, R.Merge) and ev.phase == "finished":
+        elif isinstance(ev, E.Merge) and ev.phase == "finished":
             merges[ev.task_id] = {"result": ev.result, "integration_before": ev.before, "integration_after": ev.after,
                                   "report": ev.report, "detail": ev.detail}
             if ev.report and ev.result == "conflict":

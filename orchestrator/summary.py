@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from orchestrator import rundir as R
+from orchestrator import events as E
 from orchestrator.adversarial.report import adversarial_line
 from orchestrator.plan import Plan
 from orchestrator.status import UsageTotals, usage_line
@@ -23,27 +23,27 @@ def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stat
     events = events or []
     usage = UsageTotals()
     for ev in events:
-        if isinstance(ev, R.SubtaskFinished):
+        if isinstance(ev, E.SubtaskFinished):
             usage.add(ev.agent_id, ev)
-        elif isinstance(ev, R.LensMerged):
+        elif isinstance(ev, E.LensMerged):
             usage.add(f"{ev.task_id}.merger", ev)
-        elif isinstance(ev, R.ChallengeRound):
+        elif isinstance(ev, E.ChallengeRound):
             usage.add(f"challenger.r{ev.round}", ev)
     line = usage_line(usage.to_json())
     if line:
         lines += ["", "## Usage", "", line]
-    decisions = [e for e in events if isinstance(e, R.RefinerDecision)]
+    decisions = [e for e in events if isinstance(e, E.RefinerDecision)]
     if decisions:
         lines += ["", "## Refiner", ""]
         lines += [f"- after {d.after_task}: {d.action.upper()}" + (" (fallback)" if d.fallback else "")
                   + (f" — {d.reason}" if d.reason else "") for d in decisions]
-    if any(isinstance(e, R.ChallengeRound) for e in events):
+    if any(isinstance(e, E.ChallengeRound) for e in events):
         lines += ["", "## Adversarial loop", "", "See adversarial.md: " + adversarial_line(events)]
-    alerts = [e for e in events if isinstance(e, R.Alert)]
+    alerts = [e for e in events if isinstance(e, E.Alert)]
     if alerts:
         lines += ["", "## Monitor alerts", ""]
         lines += [f"- {a.kind} ({a.action}): {a.detail}" for a in alerts]
-    findings = [e for e in events if isinstance(e, R.Finding)]
+    findings = [e for e in events if isinstance(e, E.Finding)]
     if findings:
         lines += ["", "## Findings", ""]
         lines += [f"- [{', '.join(f.topics)}] {f.text}" if f.topics else f"- {f.text}" for f in findings]

@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.config import RefinerSection, SynthesisSection
+from orchestrator.config import SynthesisSection
+from orchestrator.engines.ask import NoAnswer, ask, asking_of
+from orchestrator.engines.base import Seat
 from orchestrator.plan import Task
-from orchestrator.refiner.ask import RefinerUnavailable, ask
 from orchestrator.roles import fence_findings
 
 _PROMPT = """You condense the work of several agents for the next agent, which builds on all of it.
@@ -64,19 +65,15 @@ def prompt_for(task: Task, parents: list[tuple[Task, str]], cfg: SynthesisSectio
 
 
 async def synthesize(cfg: SynthesisSection, *, run_engine: str, task: Task, parents: list[tuple[Task, str]],
-                     workdir: Path, agent_dir: Path, env: dict[str, str], gateway_url: str, agent_key: str,
-                     run_id: str, pass_env: tuple[str, ...] = ()) -> Synthesis:
+                     workdir: Path, agent_dir: Path, seat: Seat) -> Synthesis:
     engine = cfg.engine or run_engine
     if engine == "command" and cfg.command is None:
         return Synthesis(passthrough(parents, cfg), "none", True,
                          "no synthesizer for a command run ([synthesis] command): parents' outputs passed through")
-    asking = RefinerSection.model_validate({"engine": engine, "model": cfg.model,
-                                            "timeout_seconds": cfg.timeout_seconds, "command": cfg.command})
     try:
-        text = await ask(asking, engine=engine, prompt=prompt_for(task, parents, cfg), workdir=workdir,
-                         agent_dir=agent_dir, env=env, gateway_url=gateway_url, agent_key=agent_key, run_id=run_id,
-                         agent_id=f"synthesis.{task.id}", pass_env=pass_env)
-    except RefinerUnavailable as e:
+        text = await ask(asking_of("synthesis", cfg), engine=engine, prompt=prompt_for(task, parents, cfg),
+                         workdir=workdir, agent_dir=agent_dir, seat=seat, agent_id=f"synthesis.{task.id}")
+    except NoAnswer as e:
         return Synthesis(passthrough(parents, cfg), engine, True, f"the synthesizer gave nothing: {e.reason}")
     text = text.strip()
     if not text:

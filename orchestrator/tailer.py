@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypedDict
 
+from orchestrator.events import SubtaskStarted, ToolCall, ToolCompleted
 from orchestrator.gatewayclient import GatewayClient
-from orchestrator.rundir import SubtaskStarted, ToolCall, ToolCompleted
 
 MAX_TARGET = 500  # characters of a call's target kept in the journal
 MAX_DETAIL = 500

@@ -16,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.config import MonitorSection
 from orchestrator.gatewayclient import GatewayClient, GatewayError
@@ -37,7 +38,7 @@ class Watcher:
         call journaled and never repeats an alert)."""
         self.dir, self.client, self.run_id, self.cfg = run_dir, client, run_id, cfg
         self.tailer = Tailer.from_journal(client, run_id, past, task_ids=task_ids)
-        self.detector = Detector(cfg, alerted=[(e.kind, e.agent_id) for e in past if isinstance(e, R.Alert)])
+        self.detector = Detector(cfg, alerted=[(e.kind, e.agent_id) for e in past if isinstance(e, E.Alert)])
         self.kill_agent, self.note, self.unfinished = kill_agent, note, unfinished
         self.clock, self.started, self.max_duration_s = clock, clock(), max_duration_s
         self._stop = asyncio.Event()
@@ -70,14 +71,14 @@ class Watcher:
         except GatewayError:
             return 0  # the gateway is away for now; the cursors did not move, the next poll catches up
         for call in calls:
-            self.dir.record(R.ToolCall, **call)
+            self.dir.record(E.ToolCall, **call)
             if self.activity is not None and call.get("task_id"):
                 self.activity(str(call["task_id"]), call["agent_id"], call["outcome"], _detail(call))
             if self.cfg.enabled:
                 for finding in self.detector.observe(call):
                     await self._act(finding)
         for done in completions:
-            self.dir.record(R.ToolCompleted, **done)
+            self.dir.record(E.ToolCompleted, **done)
         await self._check_cancelled()
         if self.cfg.enabled:
             deadline = self.detector.check_deadline(elapsed_s=self.clock() - self.started,
@@ -116,7 +117,7 @@ class Watcher:
         elif action == "kill" and finding.agent_id is not None and not await self.kill_agent(
                 finding.agent_id, f"killed by the monitor: {finding.kind}: {detail}"):
             action, detail = "warn", f"{detail} (the agent had already finished)"
-        self.dir.record(R.Alert, kind=finding.kind, agent_id=finding.agent_id, task_id=finding.task_id,
+        self.dir.record(E.Alert, kind=finding.kind, agent_id=finding.agent_id, task_id=finding.task_id,
                         detail=detail, action=action)
         self.note(f"monitor: {finding.kind}: {detail} -> {action}")
 

@@ -5,7 +5,7 @@
 
 The excerpt sits between ``<!-- demo-output -->`` and ``<!-- /demo-output -->``. What changes from one run to
 the next (run and approval ids, timings, how many calls met the throttle, temporary folders) is compared in a
-normal form; everything else must be what the demo prints (tests/unit/test_readme_excerpts.py runs the check).
+normal form; everything else must be what the demo prints (tests/repository/test_readme_excerpts.py runs the check).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from gateway.api.deps import Admin, Caller, State, Viewer
 from gateway.errors import BadRequest
 from gateway.models import RulesPut
 from gateway.rules import Pack, RuleError, parse, vocabulary
+from gateway.rules.schema import schema as rule_schema
 
 router = APIRouter(prefix=f"{c.API_PREFIX}/rules", tags=["rules"])
 vocabulary_router = APIRouter(prefix=c.API_PREFIX, tags=["rules"])
@@ -28,7 +29,7 @@ async def get_vocabulary(_: Caller) -> dict[str, Any]:
 @router.get("/schema")
 async def get_schema(_: Caller) -> dict[str, Any]:
     """The JSON Schema of a rule pack file, with the closed fields' values as enums."""
-    return vocabulary.schema()
+    return rule_schema()
 
 
 def _parse(body: RulesPut, source: str) -> tuple[Pack, list[Any]]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import re
-from typing import Any
 
 from acteon_core import contract as c
 from acteon_core.vocabulary import TOOL_ACTIONS
@@ -28,7 +27,7 @@ _OTHER_TOOLS = (
     "list_background_processes", "read_background_output", "ask_user", "save_memory",
 )
 # MCP tools are named by their server: `mcp__server__tool` (Claude) and `mcp_server_tool` (Gemini).
-_MCP_TOOL = re.compile(r"^mcp__?[A-Za-z0-9][\w.-]*$")
+MCP_TOOL = re.compile(r"^mcp__?[A-Za-z0-9][\w.-]*$")
 
 VOCABULARY: dict[str, tuple[str, ...]] = {
     "action_type": tuple(c.ACTION_TYPES) + ((c.OTHER,) if c.OTHER not in c.ACTION_TYPES else ()),
@@ -47,7 +46,7 @@ def is_closed(field: str) -> bool:
 
 
 def known(field: str, value: str) -> bool:
-    return value in _KNOWN[field] or (field == "tool" and _MCP_TOOL.match(value) is not None)
+    return value in _KNOWN[field] or (field == "tool" and MCP_TOOL.match(value) is not None)
 
 
 def unknown_value(field: str, value: str) -> str:
@@ -81,51 +80,3 @@ def pattern_matches_nothing(field: str, op: str, arg: str) -> str | None:
         return None
     shown = arg if len(arg) <= 60 else arg[:59] + "…"
     return f"field '{field}': '{op}: {shown}' matches no value the gateway produces (GET /v1/vocabulary)"
-
-
-def schema() -> dict[str, Any]:
-    """A JSON Schema (draft 2020-12) of a rule pack, with the closed fields' values as enums."""
-    operators = {"eq", "ne", "in", "not_in", "matches", "glob", "contains", "starts_with", "exists", "gt", "lt"}
-
-    def matcher(enum: tuple[str, ...] | None) -> dict[str, Any]:
-        scalar: dict[str, Any] = {"type": "string", "enum": list(enum)} if enum else {"type": ["string", "number"]}
-        if enum and enum is VOCABULARY["tool"]:
-            scalar = {"anyOf": [scalar, {"type": "string", "pattern": _MCP_TOOL.pattern}]}
-        return {"anyOf": [scalar, {"type": "array", "items": scalar, "minItems": 1},
-                          {"type": "object", "propertyNames": {"enum": sorted(operators)}, "minProperties": 1}]}
-
-    from gateway.rules.conditions import FIELDS
-
-    fields = {f: matcher(VOCABULARY.get(f)) for f in sorted(FIELDS)}
-    condition = {
-        "type": "object",
-        "properties": {**fields, "all": {"type": "array", "items": {"$ref": "#/$defs/condition"}},
-                       "any": {"type": "array", "items": {"$ref": "#/$defs/condition"}},
-                       "not": {"$ref": "#/$defs/condition"}},
-        "additionalProperties": False,
-    }
-    rule = {
-        "type": "object",
-        "required": ["name", "priority", "action"],
-        "properties": {
-            "name": {"type": "string", "pattern": r"^[a-z0-9]+(?:-[a-z0-9]+)*$", "maxLength": 100},
-            "priority": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
-            "action": {"enum": ["allow", "suppress", "request_approval", "reroute", "throttle", "deduplicate"]},
-            "description": {"type": "string"}, "reason": {"type": "string", "maxLength": 2000},
-            "when": {"$ref": "#/$defs/condition"},
-            "timeout_s": {"type": "number", "exclusiveMinimum": 0}, "limit": {"type": "integer", "minimum": 1},
-            "window_s": {"type": "number", "exclusiveMinimum": 0}, "per": {"enum": ["agent", "role", "run", "global"]},
-            "ttl_s": {"type": "number", "exclusiveMinimum": 0}, "key": {"enum": ["target", "path", "input"]},
-            "scope": {"enum": ["cross_agent", "any"]}, "reroute": {"type": ["object", "array"]},
-        },
-        "additionalProperties": False,
-    }
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "acteon-swarm rule pack",
-        "type": "object",
-        "properties": {"description": {"type": "string"},
-                       "rules": {"type": "array", "items": {"$ref": "#/$defs/rule"}}},
-        "required": ["rules"],
-        "$defs": {"rule": rule, "condition": condition},
-    }

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from orchestrator.engines.answer_json import json_object
 from orchestrator.lenses.merger import new_tag
 
 MAX_CHALLENGES = 50
@@ -63,18 +64,9 @@ class ChallengeError(ValueError):
 
 
 def _json_object(text: str) -> dict[str, Any]:
-    candidates = [text.strip()]
-    candidates += [m.group(1) for m in re.finditer(r"```(?:json)?\s*\n(.*?)```", text, re.DOTALL)][::-1]
-    first, last = text.find("{"), text.rfind("}")
-    if 0 <= first < last:
-        candidates.append(text[first:last + 1])
-    for chunk in candidates:
-        try:
-            data = json.loads(chunk)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(data, dict) and isinstance(data.get("challenges"), list):
-            return data
+    data = json_object(text, lambda d: isinstance(d.get("challenges"), list))
+    if data is not None:
+        return data
     raise ChallengeError("no JSON object with a 'challenges' list in the challenger's answer")
 
 

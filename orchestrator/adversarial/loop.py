@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from orchestrator import rundir as R
+from orchestrator import events as E
 from orchestrator.adversarial.challenges import Challenge, ChallengeError, challenger_prompt, parse_challenges
 from orchestrator.config import AdversarialSection
 from orchestrator.evals import EvalResult
@@ -98,9 +98,9 @@ class AdversarialLoop:
         self.cfg, self.host, self.objective, self.task_ids = cfg, host, objective, task_ids
         self.parallel = max(1, parallel)
         self.record, self.phase = record, phase
-        self.rounds = {ev.round: ev for ev in past if isinstance(ev, R.ChallengeRound)}
-        self.fixed = {(ev.round, ev.challenge): ev for ev in past if isinstance(ev, R.FixFinished)}
-        self.finished = next((ev for ev in past if isinstance(ev, R.AdversarialFinished)), None)
+        self.rounds = {ev.round: ev for ev in past if isinstance(ev, E.ChallengeRound)}
+        self.fixed = {(ev.round, ev.challenge): ev for ev in past if isinstance(ev, E.FixFinished)}
+        self.finished = next((ev for ev in past if isinstance(ev, E.AdversarialFinished)), None)
         self.gate = Gate()
 
     def _earlier(self) -> list[dict[str, Any]]:
@@ -114,7 +114,7 @@ class AdversarialLoop:
 
     def _stop(self, rounds: int, baseline: float | None, stopped: str) -> Summary:
         final = self.gate.last if self.gate.scores else None
-        self.record(R.AdversarialFinished, rounds=rounds, baseline=baseline, final=final, stopped=stopped)
+        self.record(E.AdversarialFinished, rounds=rounds, baseline=baseline, final=final, stopped=stopped)
         return Summary(rounds, baseline, final, stopped)
 
     async def run(self) -> Summary:
@@ -141,7 +141,7 @@ class AdversarialLoop:
             await asyncio.gather(*(self._fix(round_no, n, started, gate) for n in todo))
         return self._stop(self.cfg.max_rounds, baseline, "max_rounds")
 
-    async def _challenge(self, round_no: int, head: str, scored: EvalResult) -> R.ChallengeRound:
+    async def _challenge(self, round_no: int, head: str, scored: EvalResult) -> E.ChallengeRound:
         self.phase(f"adversarial round {round_no}: the challenger reads the work")
         prompt = challenger_prompt(self.objective, self.host.change(), self.host.outputs(), scored.score or 0.0,
                                    scored.report, round_no, self.cfg.max_input_chars, self._earlier())
@@ -150,26 +150,26 @@ class AdversarialLoop:
             text, engine, usage = await self.host.challenge(prompt)
             answer = parse_challenges(text, self.task_ids)
         except ChallengerUnavailable as e:
-            ev = self.record(R.ChallengeRound, **fields, fallback=True,
+            ev = self.record(E.ChallengeRound, **fields, fallback=True,
                              reason=f"the challenger gave nothing: {e.reason}")
         except ChallengeError as e:
-            ev = self.record(R.ChallengeRound, **fields, engine=engine, fallback=True, reason=str(e), **usage)
+            ev = self.record(E.ChallengeRound, **fields, engine=engine, fallback=True, reason=str(e), **usage)
         else:
             ranked = sorted(range(1, len(answer.challenges) + 1), key=lambda n: -answer.challenges[n - 1].severity)
             actionable = [n for n in ranked if answer.challenges[n - 1].severity >= self.cfg.threshold]
-            ev = self.record(R.ChallengeRound, **fields, engine=engine, challenges=[c.to_json() for c in
+            ev = self.record(E.ChallengeRound, **fields, engine=engine, challenges=[c.to_json() for c in
                                                                                     answer.challenges],
                              rejected=answer.rejected, actionable=actionable[:self.cfg.max_fixes], **usage)
         self.rounds[round_no] = ev
         return ev  # type: ignore[no-any-return]
 
-    async def _fix(self, round_no: int, n: int, started: R.ChallengeRound, gate: asyncio.Semaphore) -> None:
+    async def _fix(self, round_no: int, n: int, started: E.ChallengeRound, gate: asyncio.Semaphore) -> None:
         challenge = Challenge.model_validate(started.challenges[n - 1])
         fix_id = f"adv{round_no}-c{n}"
         async with gate:
             before = self.gate.last
             result = await self.host.fix(fix_id, challenge, self.gate)
-        ev = self.record(R.FixFinished, round=round_no, challenge=n, fix_id=fix_id, target_task=challenge.target_task,
+        ev = self.record(E.FixFinished, round=round_no, challenge=n, fix_id=fix_id, target_task=challenge.target_task,
                          branch=result.branch, result="merged" if result.merged else "not_merged",
                          reason=result.reason[:1000], score_before=self.gate.against.get(fix_id, before),
                          score_after=self.gate.candidates.get(fix_id))

@@ -7,27 +7,28 @@ from __future__ import annotations
 from typing import Any
 
 from acteon_core.files import write_atomic, write_text_atomic
+from orchestrator import events as E
 from orchestrator import rundir as R
 
 
 def build(events: list[Any]) -> dict[str, Any]:
     rounds: dict[int, dict[str, Any]] = {}
-    finished: R.AdversarialFinished | None = None
+    finished: E.AdversarialFinished | None = None
     for ev in events:
-        if isinstance(ev, R.ChallengeRound):
+        if isinstance(ev, E.ChallengeRound):
             rounds[ev.round] = {
                 "round": ev.round, "head": ev.head, "score_before": ev.score_before,
                 "challenger": {"engine": ev.engine, "fallback": ev.fallback, "reason": ev.reason},
                 "rejected": ev.rejected,
                 "challenges": [{**c, "index": n, "actionable": n in ev.actionable, "fix": None}
                                for n, c in enumerate(ev.challenges, 1)]}
-        elif isinstance(ev, R.FixFinished) and ev.round in rounds:
+        elif isinstance(ev, E.FixFinished) and ev.round in rounds:
             challenges = rounds[ev.round]["challenges"]
             if 0 < ev.challenge <= len(challenges):
                 challenges[ev.challenge - 1]["fix"] = {
                     "fix_id": ev.fix_id, "branch": ev.branch, "result": ev.result, "reason": ev.reason,
                     "score_before": ev.score_before, "score_after": ev.score_after}
-        elif isinstance(ev, R.AdversarialFinished):
+        elif isinstance(ev, E.AdversarialFinished):
             finished = ev
     return {"rounds": [rounds[k] for k in sorted(rounds)],
             "baseline": finished.baseline if finished else None, "final": finished.final if finished else None,
@@ -63,8 +64,9 @@ def markdown(data: dict[str, Any]) -> str:
 
 def write_report(run_dir: R.RunDir) -> dict[str, Any]:
     data = build(run_dir.read_events())
-    write_atomic(run_dir.path / "adversarial.json", data)
-    write_text_atomic(run_dir.path / "adversarial.md", markdown(data))
+    json_file, md_file = run_dir.adversarial_report
+    write_atomic(json_file, data)
+    write_text_atomic(md_file, markdown(data))
     return data
 
 

@@ -9,19 +9,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acteon_core.files import write_atomic
-from orchestrator import rundir as R
+from orchestrator import events as E
 from orchestrator.adversarial.challenges import Challenge, recovery_prompt
 from orchestrator.adversarial.loop import EVAL_GATE, AdversarialLoop, ChallengerUnavailable, FixResult, Gate
 from orchestrator.adversarial.report import write_report
-from orchestrator.config import RefinerSection
+from orchestrator.engines.ask import Asking, NoAnswer, ask_with_usage
 from orchestrator.evals import EvalResult, result_of
 from orchestrator.plan import PlanError, Subtask, Task
-from orchestrator.refiner.ask import RefinerUnavailable, ask_with_usage
+from orchestrator.run.evaluation import score_head
 from orchestrator.workspace.git import rev
 from orchestrator.workspace.merging import VerifyResult
 
 if TYPE_CHECKING:
-    from orchestrator.runner import Run
+    from orchestrator.run.host import RunHost as Run
     from orchestrator.workspace.worktrees import RunWorkspace
 
 
@@ -63,11 +63,12 @@ async def run_adversarial(run: Run) -> None:
 async def eval_gate(run: Run, fix_id: str, where: Path) -> VerifyResult:
     """A fix's merged candidate (checked out in ``where``) scored and judged against the integration head it
     would land on (the merge queue holds its lock: that head cannot move meanwhile)."""
-    assert run.places is not None and run.cfg.eval_harness.command is not None
+    places = run.sessions.places
+    assert places is not None and run.cfg.eval_harness.command is not None
     gate, _ = run.fixes[fix_id]
-    head = await asyncio.to_thread(run.places.ws.head)
+    head = await asyncio.to_thread(places.ws.head)
     candidate = await asyncio.to_thread(rev, where, "HEAD")
-    ran = await run.run_command(run.cfg.eval_harness.command, where, agent_id=f"{fix_id}.eval", task_id=fix_id,
+    ran = await run.sessions.run_command(run.cfg.eval_harness.command, where, agent_id=f"{fix_id}.eval", task_id=fix_id,
                                 subtask_id="eval", timeout_s=run.cfg.eval_harness.timeout_seconds)
     ok, why = gate.judge(fix_id, head, candidate or "", result_of(ran.output, ok=ran.ok, detail=ran.detail))
     return VerifyResult("eval gate", ok, why)
@@ -80,24 +81,23 @@ class _Host:
         self.run = run
 
     async def score_head(self) -> tuple[str, EvalResult]:
-        return await self.run.score_head("adversarial.eval")
+        run = self.run
+        return await score_head(run.cfg.eval_harness, run.sessions, Path(run.plan.scope.working_directory),
+                                "adversarial.eval")
 
     async def challenge(self, prompt: str) -> tuple[str, str, dict[str, Any]]:
         run, adv = self.run, self.run.cfg.adversarial
         engine = adv.challenger_engine or run.opts.engine
-        asking = RefinerSection.model_validate({"engine": engine, "model": adv.challenger_model,
-                                                "command": adv.challenger_command,
-                                                "timeout_seconds": adv.challenger_timeout_seconds})
-        rounds = sum(1 for e in run.dir.read_events() if isinstance(e, R.ChallengeRound)) + 1
+        asking = Asking(purpose="adversarial challenger", engine=engine, model=adv.challenger_model,
+                        command=adv.challenger_command, timeout_seconds=adv.challenger_timeout_seconds)
+        rounds = sum(1 for e in run.dir.read_events() if isinstance(e, E.ChallengeRound)) + 1
         agent_id = f"challenger.r{rounds}"
         try:
             text, usage = await ask_with_usage(asking, engine=engine, prompt=prompt,
                                                workdir=Path(run.plan.scope.working_directory),
-                                               agent_dir=run.dir.agent_dir(agent_id), env=run.opts.env,
-                                               gateway_url=run.opts.gateway_url, agent_key=run.agent_key,
-                                               run_id=run.run_id, agent_id=agent_id,
-                                               pass_env=tuple(run.cfg.safety.pass_env))
-        except RefinerUnavailable as e:
+                                               agent_dir=run.dir.agent_dir(agent_id), agent_id=agent_id,
+                                               seat=run.seat)
+        except NoAnswer as e:
             raise ChallengerUnavailable(e.reason) from None
         return text, engine, usage
 
@@ -105,9 +105,10 @@ class _Host:
         """One recovery agent on its own branch from the integration head; its fix lands through the merge
         queue only past the target's verify commands and the eval gate."""
         run, adv = self.run, self.run.cfg.adversarial
-        assert run.places is not None
+        places = run.sessions.places
+        assert places is not None
         target = run.tasks.get(challenge.target_task or "")
-        folder = run.dir.path / "adversarial"
+        folder = run.dir.adversarial_dir
         folder.mkdir(mode=0o700, exist_ok=True)
         write_atomic(folder / f"{fix_id}.json", challenge.to_json())
         sub = (Subtask(id=f"{fix_id}-1", name="fix", command=adv.recovery_command,
@@ -120,13 +121,14 @@ class _Host:
         run.fixes[fix_id] = (gate, folder / f"{fix_id}.json")
         if run.watcher is not None:
             run.watcher.add_task(fix_id)  # its agent's calls are journaled and watched like any task's
-        place = await run.places.prepare(task)
+        place = await places.prepare(task)
         outcome = await run.work(task, place, None)
         return FixResult(outcome.status == "done", outcome.detail, place.branch or "")
 
     def change(self) -> str:
-        assert self.run.places is not None
-        return self.run.places.ws.change()
+        places = self.run.sessions.places
+        assert places is not None
+        return places.ws.change()
 
     def outputs(self) -> dict[str, str]:
-        return {t.id: self.run.output_of(t.id) for t in self.run.plan.tasks}
+        return {t.id: self.run.handoffs.output_of(t.id) for t in self.run.plan.tasks}

@@ -96,9 +96,10 @@ def gather_plan(request: str, *, engine: str | None, model: str | None, command:
     import secrets
 
     from orchestrator.config import RefinerSection
+    from orchestrator.engines.ask import NoAnswer, ask, asking_of
+    from orchestrator.engines.base import Seat
     from orchestrator.gatewayclient import GatewayClient, GatewayError
     from orchestrator.gather import GatherError, gather
-    from orchestrator.refiner.ask import RefinerUnavailable, ask
     from orchestrator.roles import role_rules, roles_from_config
 
     chosen = engine or cfg.defaults.engine
@@ -126,9 +127,10 @@ def gather_plan(request: str, *, engine: str | None, model: str | None, command:
             key = await client.create_run(run_id, role_rules({"planner": roles["planner"]}, run_id), None)
 
             async def ask_engine(prompt: str) -> str:
-                return await ask(section, engine=chosen, prompt=prompt, workdir=where,
-                                 agent_dir=agent_dir / f"answer-{next(answers)}", env=dict(os.environ),
-                                 gateway_url=url, agent_key=key, run_id=run_id, agent_id="planner")
+                return await ask(asking_of("planner", section), engine=chosen, prompt=prompt, workdir=where,
+                                 agent_dir=agent_dir / f"answer-{next(answers)}",
+                                 seat=Seat(gateway_url=url, agent_key=key, run_id=run_id, env=dict(os.environ)),
+                                 agent_id="planner")
 
             try:
                 return await gather(request, ask=ask_engine, roles=roles, workdir=where,
@@ -140,7 +142,7 @@ def gather_plan(request: str, *, engine: str | None, model: str | None, command:
 
     try:
         return asyncio.run(main())
-    except (GatherError, RefinerUnavailable, GatewayError) as e:
+    except (GatherError, NoAnswer, GatewayError) as e:
         raise fail(f"plan gather failed: {e}", 1) from None
     finally:
         if embedded is not None:

@@ -65,7 +65,7 @@ def run(
     from orchestrator.config import with_overrides
     from orchestrator.planfile import load_plan
     from orchestrator.roles import roles_from_config
-    from orchestrator.runner import Run, RunOptions
+    from orchestrator.run.runner import Run, RunOptions
 
     cfg = config_of(config)
     state = _state(state_dir)
@@ -398,7 +398,7 @@ def _cut(text: str, width: int) -> str:
 def _journaled_audit(rd: Any, outcome: str | None, agent: str | None) -> list[dict[str, Any]]:
     """The run's decisions as its journal kept them (copied from the gateway's audit while it ran), in the
     gateway's record shape (``cursor`` is the audit stream entry id)."""
-    from orchestrator.rundir import ToolCall
+    from orchestrator.events import ToolCall
 
     rows = []
     for event in rd.read_events():

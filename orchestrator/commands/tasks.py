@@ -21,7 +21,7 @@ def retry(run_id: Annotated[str, typer.Argument(help="the run")],
           state_dir: StateDir = None, as_json: JsonOut = False) -> None:
     """Run a task again on the current integration head, with the report of the attempt that failed in its
     prompt (and in $ACTEON_RETRY_REPORT). The failed attempt's branch is kept. Then `run --resume RUN`."""
-    from orchestrator import rundir as R
+    from orchestrator import events as E
     from orchestrator.workspace.tasks import Attempts
 
     state = state_of(state_dir)
@@ -36,7 +36,7 @@ def retry(run_id: Annotated[str, typer.Argument(help="the run")],
     # The failed attempt may be the refiner's retry as well as a person's: the journal counts both.
     attempts = Attempts.from_journal(rd.read_events(), rd.reports_dir)
     report = attempts.report_path_after(task_id)
-    rd.record(R.RetryRequested, task_id=task_id, by=(by or getpass.getuser()).strip() or "operator", report=report)
+    rd.record(E.RetryRequested, task_id=task_id, by=(by or getpass.getuser()).strip() or "operator", report=report)
     if as_json:
         print_json({"run_id": run_id, "task_id": task_id, "attempt": attempts.count.get(task_id, 0) + 1,
                     "report": report})

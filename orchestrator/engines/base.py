@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Callable
@@ -81,6 +82,19 @@ class SubtaskResult:
     answer_file: Path | None = None  # where the complete final answer is (``output`` is bounded)
 
 
+@dataclass(frozen=True)
+class Seat:
+    """Where an agent session sits: the gateway, the key it calls with, its run, the user's environment and the
+    variables passed through to agents. A run's own one-shot askers (the refiner, a synthesis, a lens merger,
+    the challenger) all sit in the run's seat."""
+
+    gateway_url: str
+    agent_key: str
+    run_id: str
+    env: dict[str, str]
+    pass_env: tuple[str, ...] = ()
+
+
 class Engine(Protocol):
     name: str
 
@@ -98,6 +112,16 @@ def gate_options(gateway_url: str, timeout_s: float, *, http: bool = False) -> H
     budget = max(5.0, min(c.HOOK_BUDGET_S, timeout_s / 2))
     # authoritative: an orchestrated agent has no human at a prompt; the gateway's allow is the decision
     return HookOptions(http=http, url=gateway_url, key_file=None, budget=budget, authoritative=True)
+
+
+def read_output(out: Path, max_output_bytes: int) -> dict[str, Any]:
+    """The JSON object an agent CLI printed with ``--output-format json`` (``{}`` when there is none). Output
+    beyond the cap is not parsed: the caller sees no answer (and may say why from the file's size)."""
+    try:
+        data = json.loads(out.read_text(encoding="utf-8") or "{}") if out.stat().st_size <= max_output_bytes else {}
+    except (OSError, ValueError, RecursionError):
+        data = {}
+    return data if isinstance(data, dict) else {}
 
 
 MAX_OUTPUT = 20_000  # characters of an agent's answer kept for findings and the refiner

@@ -7,7 +7,6 @@ group/world-writable directory — so the engine checks that before it starts an
 from __future__ import annotations
 
 import copy
-import json
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,6 +21,7 @@ from orchestrator.engines.base import (
     SubtaskResult,
     cli_binary,
     hook_options,
+    read_output,
     tail,
 )
 from orchestrator.engines.usage import from_gemini
@@ -47,12 +47,7 @@ async def run_session(*, prompt: str, hook: HookOptions, agent_dir: Path, workdi
     result = await run_in_group([found, "-p", prompt, *extra_args, "--output-format", "json"], cwd=workdir,
                                 env=session_env, stdout_path=out, stderr_path=agent_dir / "stderr.log",
                                 timeout_s=timeout_s, on_start=on_start)
-    try:
-        # Output beyond the cap is not parsed: the caller sees no answer (and may say why from the file's size).
-        data = json.loads(out.read_text(encoding="utf-8") or "{}") if out.stat().st_size <= max_output_bytes else {}
-    except (OSError, ValueError, RecursionError):
-        data = {}
-    return result, data if isinstance(data, dict) else {}
+    return result, read_output(out, max_output_bytes)
 
 
 class GeminiEngine:

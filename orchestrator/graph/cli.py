@@ -58,8 +58,9 @@ def _store(store: str | None, config: Path | None) -> Any:
 def _dataset(state_dir: Path | None, runs: list[str] | None, all_runs: bool, store: str | None,
              config: Path | None) -> Any:
     """The dataset of the chosen runs: exactly one of ``--run`` (repeatable) and ``--all``."""
-    from orchestrator.graph.project import load_all
-    from orchestrator.rundir import JournalError, RunDir, list_runs
+    from orchestrator.events import JournalError
+    from orchestrator.graph.twin import load_all
+    from orchestrator.rundir import RunDir, list_runs
 
     if bool(runs) == all_runs:
         raise fail("give --run ID (repeatable) or --all")
@@ -212,7 +213,7 @@ def vocab(
     elif fmt == "turtle":
         from rdflib import Graph
 
-        from orchestrator.graph.project import ontology_triples
+        from orchestrator.graph.ontology import ontology_triples
 
         g = Graph()
         for prefix, iri in V.PREFIXES.items():

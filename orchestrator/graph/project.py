@@ -3,7 +3,7 @@
 The graph is a pure function of ``events.jsonl`` and ``plan.json``: IRIs come from ids (never blank
 nodes), the only times are journal timestamps and gateway times copied into the journal. Deleting
 ``graph.nq`` and rebuilding gives the same bytes. ``graph.nq`` is a cache: it carries a digest of its
-sources in its first line, and :func:`load_all` projects the journal again when they changed (a resumed
+sources in its first line, and ``twin.load_all`` projects the journal again when they changed (a resumed
 run) or when the file is missing (a run still going).
 
 Instance IRIs (every id percent-encoded, so an id can never forge another node's IRI)::
@@ -20,32 +20,25 @@ union of runs never sees a triple twice (rdflib's union default graph would repe
 
 from __future__ import annotations
 
-import hashlib
 from datetime import UTC, datetime
-from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from rdflib import RDF, XSD, Literal, Namespace, URIRef
+from rdflib import RDF, XSD, Literal, URIRef
 from rdflib.namespace import PROV
 from rdflib.term import Node
 
-from acteon_core.files import write_text_atomic
 from acteon_core.vocabulary import TERMINAL
-from orchestrator import rundir as R
-from orchestrator.graph import nq
+from orchestrator import events as E
 from orchestrator.graph import vocab as V
-from orchestrator.graph.store import StoreName, add_triples, open_dataset, parse_nquads, store_name
 from orchestrator.plan import Plan, PlanError, Task, critical_path
 
 if TYPE_CHECKING:
-    from rdflib import Dataset
+    pass
 
-GRAPH_FILE = "graph.nq"
 # Bump when the projection changes: a graph.nq written by another version is rebuilt, not trusted.
 PROJECTION_VERSION = 1
-_HEADER = f"# acteon-swarm run graph v{PROJECTION_VERSION} source="
 
 # Only the vocabulary's terms: a misspelt one is an AttributeError, never a silent new IRI. A plain
 # namespace object rather than rdflib's ClosedNamespace, whose lookups cost a fifth of a big projection.
@@ -82,7 +75,7 @@ def _ms_time(at_ms: int) -> Literal:
     return Literal(datetime.fromtimestamp(at_ms // 1000, UTC).replace(microsecond=at_ms % 1000 * 1000))
 
 
-class _Projector:
+class Projector:
     """One pass over the journal collecting what each node ends up as, then the triples."""
 
     def __init__(self, run_id: str, plan: Plan | None) -> None:
@@ -98,7 +91,7 @@ class _Projector:
         self.agent_subtask: dict[str, URIRef] = {}
         self.agent_task: dict[str, str] = {}
         self.task_role: dict[str, URIRef] = {}
-        self.finished: dict[URIRef, R.SubtaskFinished] = {}  # subtask -> its last finish
+        self.finished: dict[URIRef, E.SubtaskFinished] = {}  # subtask -> its last finish
         self.finished_agent: dict[URIRef, str] = {}  # agent -> when its subtask last finished
         self.started: dict[URIRef, str] = {}  # subtask or agent -> first start
         self.rules: set[URIRef] = set()
@@ -155,13 +148,13 @@ class _Projector:
 
     # --- events ------------------------------------------------------------------------------------
     def feed(self, ev: Any) -> None:
-        if isinstance(ev, R.ToolCall):  # by far the most frequent event: first
+        if isinstance(ev, E.ToolCall):  # by far the most frequent event: first
             self.tool_call(ev)
-        elif isinstance(ev, R.ToolCompleted):
+        elif isinstance(ev, E.ToolCompleted):
             self.tool_completed(ev)
-        elif isinstance(ev, R.TaskStatusChanged):
+        elif isinstance(ev, E.TaskStatusChanged):
             self.task_status(ev)
-        elif isinstance(ev, R.SubtaskStarted):
+        elif isinstance(ev, E.SubtaskStarted):
             sub, agent = self.node("subtask", ev.subtask_id), self.agent(ev.agent_id)
             t = self.task(ev.task_id)
             self.add(t["iri"], SW.hasSubtask, sub)
@@ -175,39 +168,39 @@ class _Projector:
             # A re-run after a resume starts again: the first start is when the work began.
             self.first_start(sub, ev.ts)
             self.first_start(agent, ev.ts)
-        elif isinstance(ev, R.SubtaskFinished):
+        elif isinstance(ev, E.SubtaskFinished):
             sub, agent = self.node("subtask", ev.subtask_id), self.agent(ev.agent_id)
             self.finished[sub] = ev
             self.finished_agent[agent] = ev.ts
             self.usage(agent, ev)
-        elif isinstance(ev, R.Finding):
+        elif isinstance(ev, E.Finding):
             self.finding(ev)
-        elif isinstance(ev, R.FindingsUsed):
+        elif isinstance(ev, E.FindingsUsed):
             self.used.append((ev.agent_id, ev.task_id, list(ev.finding_ids)))
-        elif isinstance(ev, R.RefinerDecision):
+        elif isinstance(ev, E.RefinerDecision):
             self.refiner(ev)
-        elif isinstance(ev, R.SynthesisMade):
+        elif isinstance(ev, E.SynthesisMade):
             self.synthesis(ev)
-        elif isinstance(ev, R.LensMerged):
+        elif isinstance(ev, E.LensMerged):
             self.lens(ev)
-        elif isinstance(ev, R.ChallengeRound):
+        elif isinstance(ev, E.ChallengeRound):
             self.challenges(ev)
-        elif isinstance(ev, R.FixFinished):
+        elif isinstance(ev, E.FixFinished):
             self.fix(ev)
-        elif isinstance(ev, R.Alert):
+        elif isinstance(ev, E.Alert):
             self.alert(ev)
-        elif isinstance(ev, R.RunStarted):
+        elif isinstance(ev, E.RunStarted):
             self.run_started = self.run_started or ev.ts
             self.plan_id, self.engine, self.run_status = ev.plan_id, ev.engine, "running"
             self.run_ended = None  # resumed: it has not ended again yet
-        elif isinstance(ev, R.RunFinished):
+        elif isinstance(ev, E.RunFinished):
             self.run_ended, self.run_status = ev.ts, ev.status
         # AgentStarted (pids) and Note carry nothing the twin models.
 
     def first_start(self, node: URIRef, ts: str) -> None:
         self.started.setdefault(node, ts)
 
-    def task_status(self, ev: R.TaskStatusChanged) -> None:
+    def task_status(self, ev: E.TaskStatusChanged) -> None:
         t = self.task(ev.task_id)
         t["status"], t["reason"] = ev.status, ev.reason
         if ev.status == "running":
@@ -218,7 +211,7 @@ class _Projector:
             t["duration"] = (datetime.fromisoformat(ev.ts) - datetime.fromisoformat(t["attempt"])).total_seconds()
             t["attempt"] = None
 
-    def tool_call(self, ev: R.ToolCall) -> None:
+    def tool_call(self, ev: E.ToolCall) -> None:
         call, agent, lit, add = self.node("call", ev.audit_id), self.agent(ev.agent_id), self.lit, self.add
         add(call, RDF.type, SW.ToolCall)
         add(call, RDF.type, SW.EpisodicMemory)
@@ -255,7 +248,7 @@ class _Projector:
             if ev.decision_reason:
                 add(approval, SW.resolutionReason, lit(ev.decision_reason))
 
-    def tool_completed(self, ev: R.ToolCompleted) -> None:
+    def tool_completed(self, ev: E.ToolCompleted) -> None:
         done, agent, lit, add = self.node("completion", ev.event_id), self.agent(ev.agent_id), self.lit, self.add
         add(done, RDF.type, SW.ToolCompletion)
         add(done, RDF.type, SW.EpisodicMemory)
@@ -270,7 +263,7 @@ class _Projector:
         if ev.task_id:
             add(done, SW.forTask, self.task(ev.task_id)["iri"])
 
-    def finding(self, ev: R.Finding) -> None:
+    def finding(self, ev: E.Finding) -> None:
         f, lit, add = finding_iri(ev.finding_id), self.lit, self.add
         add(f, RDF.type, SW.SemanticMemory)
         add(f, SW.id, lit(ev.finding_id))
@@ -287,7 +280,7 @@ class _Projector:
         if ev.task_id:
             add(f, SW.forTask, self.task(ev.task_id)["iri"])
 
-    def refiner(self, ev: R.RefinerDecision) -> None:
+    def refiner(self, ev: E.RefinerDecision) -> None:
         d, lit, add = self.node("decision", str(ev.seq)), self.lit, self.add
         add(d, RDF.type, SW.RefinerDecision)
         add(self.run, SW.hasDecision, d)
@@ -310,7 +303,7 @@ class _Projector:
             self.added.append(task)
             add(d, SW.added, self.task(task.id)["iri"])
 
-    def synthesis(self, ev: R.SynthesisMade) -> None:
+    def synthesis(self, ev: E.SynthesisMade) -> None:
         node, add = self.node("synthesis", str(ev.seq)), self.add
         add(node, RDF.type, SW.Synthesis)
         add(node, SW.synthesisFor, self.task(ev.task_id)["iri"])
@@ -327,7 +320,7 @@ class _Projector:
         if ev.cost_usd is not None:
             self.add(agent, SW.costUsd, Literal(ev.cost_usd, datatype=XSD.double))
 
-    def lens(self, ev: R.LensMerged) -> None:
+    def lens(self, ev: E.LensMerged) -> None:
         node, add = self.node("lens", str(ev.seq)), self.add
         add(node, RDF.type, SW.LensReport)
         add(node, SW.lensFor, self.task(ev.task_id)["iri"])
@@ -344,7 +337,7 @@ class _Projector:
             add(merger, SW.engine, self.lit(ev.merger_engine))
             self.usage(merger, ev)
 
-    def challenges(self, ev: R.ChallengeRound) -> None:
+    def challenges(self, ev: E.ChallengeRound) -> None:
         lit, add = self.lit, self.add
         challenger = None
         if ev.engine:
@@ -366,7 +359,7 @@ class _Projector:
             if c.get("target_task"):
                 add(node, SW.challengesTask, self.task(str(c["target_task"]))["iri"])
 
-    def fix(self, ev: R.FixFinished) -> None:
+    def fix(self, ev: E.FixFinished) -> None:
         lit, add = self.lit, self.add
         node = self.node("fix", ev.fix_id)
         add(node, RDF.type, SW.Fix)
@@ -381,7 +374,7 @@ class _Projector:
             add(node, SW.scoreAfter, lit(float(ev.score_after)))
         add(node, PROV.endedAtTime, self.when(ev.ts))
 
-    def alert(self, ev: R.Alert) -> None:
+    def alert(self, ev: E.Alert) -> None:
         a, lit, add = self.node("alert", str(ev.seq)), self.lit, self.add
         add(a, RDF.type, SW.Alert)
         add(self.run, SW.hasAlert, a)
@@ -496,120 +489,3 @@ class _Projector:
             node = self.tasks[tid]["iri"]
             self.add(node, SW.onCriticalPath, _TRUE)
             self.add(node, SW.criticalPathPosition, self.lit(position))
-
-
-def _read_plan(run_dir: R.RunDir) -> Plan | None:
-    try:
-        return Plan.model_validate_json(run_dir.plan_file.read_bytes())
-    except FileNotFoundError:
-        return None
-    except ValueError as e:
-        raise R.JournalError(f"{run_dir.plan_file}: not a valid plan ({e})") from None
-
-
-def run_triples(run_dir: R.RunDir) -> list[Triple]:
-    """The triples of the run's graph, deduplicated, in an order fixed by the journal."""
-    p = _Projector(run_dir.run_id, _read_plan(run_dir))
-    for ev in run_dir.read_events():
-        p.feed(ev)
-    return p.finish()
-
-
-def build_run_graph(dataset: Dataset, run_dir: R.RunDir) -> URIRef:
-    """Add the run's named graph to ``dataset`` (replacing an older one); returns the graph's IRI."""
-    name = run_iri(run_dir.run_id)
-    triples = run_triples(run_dir)
-    dataset.remove_graph(name)
-    dataset.graph(name)  # registered even if the run has no triples yet
-    add_triples(dataset, name, triples)
-    return name
-
-
-# --- graph.nq ---------------------------------------------------------------------------------------
-def _source_digest(run_dir: R.RunDir) -> str:
-    h = hashlib.sha256()
-    for path in (run_dir.plan_file, run_dir.journal_file):
-        h.update(path.read_bytes() if path.exists() else b"")
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def graph_file(run_dir: R.RunDir) -> Path:
-    return run_dir.path / GRAPH_FILE
-
-
-def write_run_graph(run_dir: R.RunDir) -> Path:
-    """Project the run and write ``graph.nq`` into its directory (atomically); returns the path."""
-    digest = _source_digest(run_dir)
-    text = _HEADER + digest + "\n" + nq.nquads(run_iri(run_dir.run_id), run_triples(run_dir))
-    write_text_atomic(graph_file(run_dir), text)  # a reader sees the old file or the new one, never half
-    return graph_file(run_dir)
-
-
-def cached_graph(run_dir: R.RunDir) -> Path | None:
-    """``graph.nq`` when it was written from the journal and plan as they are now, else None."""
-    path = graph_file(run_dir)
-    try:
-        with path.open(encoding="utf-8") as f:
-            first = f.readline().rstrip("\n")
-    except (FileNotFoundError, UnicodeDecodeError):
-        return None
-    return path if first == _HEADER + _source_digest(run_dir) else None
-
-
-def load_run(dataset: Dataset, run_dir: R.RunDir, use_cache: bool = True) -> URIRef:
-    """Put one run's graph into ``dataset``: on Oxigraph from an up-to-date ``graph.nq`` if there is one
-    (its native parser loads it several times faster than projecting the journal again). rdflib's N-Quads
-    parser is slower than the projection itself (bench/graph.py), so the memory store always projects."""
-    path = cached_graph(run_dir) if use_cache and store_name(dataset) == "oxigraph" else None
-    if path is None:
-        return build_run_graph(dataset, run_dir)
-    name = run_iri(run_dir.run_id)
-    dataset.remove_graph(name)
-    parse_nquads(dataset, path)
-    return name
-
-
-def load_all(state_dir: Path, store: StoreName | None = None, runs: list[str] | None = None,
-             use_cache: bool = True) -> Dataset:
-    """A Dataset holding one named graph per run (every run, or only ``runs``)."""
-    dataset = open_dataset(store)
-    if runs is None:
-        chosen = sorted(R.list_runs(state_dir), key=lambda rd: rd.run_id)
-    else:
-        bad = [r for r in runs if not r or "/" in r or r in (".", "..")]
-        if bad:
-            raise R.JournalError(f"invalid run id(s): {', '.join(map(repr, bad))}")
-        chosen = [R.RunDir(state_dir, run_id) for run_id in runs]
-        missing = [rd.run_id for rd in chosen if not rd.journal_file.exists() and not rd.exists()]
-        if missing:
-            raise R.JournalError(f"no run {', '.join(map(repr, missing))} in {R.runs_root(state_dir)}")
-    for rd in chosen:
-        load_run(dataset, rd, use_cache)
-    return dataset
-
-
-def ontology_triples() -> list[Triple]:
-    """The vocabulary as RDFS (``graph vocab --format turtle``): classes, properties, PROV-O parents."""
-    rdfs = Namespace(V.RDFS)
-    owl = Namespace("http://www.w3.org/2002/07/owl#")
-
-    def curie(c: str) -> URIRef:
-        prefix, local = c.split(":", 1)
-        return URIRef(V.PREFIXES[prefix] + local)
-
-    out: list[Triple] = []
-    for t in V.TERMS.values():
-        term = URIRef(V.iri(t.name))
-        out.append((term, rdfs.comment, Literal(t.description)))
-        out.append((term, rdfs.label, Literal(t.name)))
-        if t.kind == "class":
-            out += [(term, RDF.type, rdfs.Class), (term, rdfs.subClassOf, curie(t.parent))]
-            continue
-        out.append((term, RDF.type, owl.ObjectProperty if t.kind == "object" else owl.DatatypeProperty))
-        out.append((term, rdfs.range, curie(t.parent)))
-        if t.sub_property_of:
-            out.append((term, rdfs.subPropertyOf, curie(t.sub_property_of)))
-        if t.domain != "any" and " " not in t.domain:
-            out.append((term, rdfs.domain, curie(t.domain)))
-    return out

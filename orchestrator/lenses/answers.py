@@ -9,13 +9,14 @@ the report through a "file name".
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+
+from orchestrator.engines.answer_json import json_object
 
 Severity = Literal["info", "low", "medium", "high", "critical"]
 SEVERITIES: tuple[Severity, ...] = ("info", "low", "medium", "high", "critical")
@@ -131,18 +132,9 @@ class Answer:
 def _json_object(text: str) -> dict[str, Any]:
     """The findings object in a model's answer: the whole text, a fenced ```json block, or the outermost
     braces (models wrap JSON in prose and fences)."""
-    candidates = [text.strip()]
-    candidates += [m.group(1) for m in re.finditer(r"```(?:json)?\s*\n(.*?)```", text, re.DOTALL)][::-1]
-    first, last = text.find("{"), text.rfind("}")
-    if 0 <= first < last:
-        candidates.append(text[first:last + 1])
-    for chunk in candidates:
-        try:
-            data = json.loads(chunk)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(data, dict) and "findings" in data:
-            return data
+    data = json_object(text, lambda d: "findings" in d)
+    if data is not None:
+        return data
     raise AnswerError("no JSON object with 'findings' in the answer")
 
 

@@ -8,18 +8,17 @@ import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orchestrator import rundir as R
-from orchestrator.config import RefinerSection
+from orchestrator import events as E
+from orchestrator.engines.ask import NoAnswer, ask_with_usage, asking_of
 from orchestrator.lenses.answers import INSTRUCTIONS
 from orchestrator.lenses.merger import member_prompt
 from orchestrator.lenses.swarm import AskMerger, LensSwarm, MemberRun, MergerAnswer, MergerUnavailable, read_answer
 from orchestrator.plan import LensMember, Subtask, Task
-from orchestrator.refiner.ask import RefinerUnavailable, ask_with_usage
 from orchestrator.roles import render_prompt
 from orchestrator.scheduler import TaskOutcome
 
 if TYPE_CHECKING:
-    from orchestrator.runner import Run
+    from orchestrator.run.host import RunHost as Run
     from orchestrator.workspace.claims import Held
     from orchestrator.workspace.worktrees import Worktree
 
@@ -29,16 +28,16 @@ async def run_lens(run: Run, task: Task, place: Worktree | None, held: Held | No
     that depend on it. No answer at all, or a quorum not met under ``strict``, fails the task."""
     lens = task.lens
     assert lens is not None
-    swarm = LensSwarm(task.id, lens, run.dir.path / "lens" / task.id, root=str(workdir),
+    swarm = LensSwarm(task.id, lens, run.dir.lens_dir(task.id), root=str(workdir),
                       parallel=run.lens_parallel(task))
     made = await swarm.run(functools.partial(_member, run, task, place, held, workdir), _merger(run, task, workdir))
     merger = made.report["merger"]
-    run.dir.record(R.LensMerged, task_id=task.id, result=made.result, members=len(lens.members),
+    run.dir.record(E.LensMerged, task_id=task.id, result=made.result, members=len(lens.members),
                    answered=made.report["answered"], min_quorum=lens.quorum, clusters=len(made.report["clusters"]),
                    warnings=made.warnings, merger_engine=merger["engine"], merger_fallback=merger["fallback"],
                    answered_by=[f"{task.id}.{m['id']}" for m in made.report["members"] if m["status"] == "answered"],
                    merger_reason=merger["reason"], file=str(made.json_file), **made.merger_usage)
-    run.save_output(task.id, made.markdown)
+    run.handoffs.save_output(task.id, made.markdown)
     for warning in made.warnings:
         run.note(f"{task.id}: {warning}")
     summary = (f"lens {made.result}: {made.report['answered']} of {len(lens.members)} answered, "
@@ -61,7 +60,7 @@ async def _member(run: Run, task: Task, place: Worktree | None, held: Held | Non
     prompt_file = run.dir.agent_dir(f"{task.id}.{member.id}") / "prompt.md"
     prompt = _prompt(run, task, member, place)
     prompt_file.write_text(prompt, encoding="utf-8")
-    result = await run.session(
+    result = await run.sessions.session(
         task, member.id, engine=engine, workdir=workdir, place=place, held=held, model=member.model,
         prompt=prompt if member.command is None else None, command=member.command,
         timeout_s=float(member.timeout_seconds or task.lens.timeout_seconds or run.opts.subtask_timeout_s),
@@ -72,7 +71,7 @@ async def _member(run: Run, task: Task, place: Worktree | None, held: Held | Non
 
 def _prompt(run: Run, task: Task, member: LensMember, place: Worktree | None) -> str:
     assert task.lens is not None
-    inputs = [f"Input from the work this task builds on: {text}" for text in run.inputs(task)]
+    inputs = [f"Input from the work this task builds on: {text}" for text in run.handoffs.inputs(task)]
     sub = Subtask(id=member.id, name=f"lens {member.id}", prompt=member_prompt(task.lens, member))
     text = render_prompt(run.roles[task.assigned_role], task=task, subtask=sub, plan=run.plan, findings=inputs,
                          max_findings_chars=run.cfg.memory.max_injected_chars,
@@ -88,17 +87,15 @@ def _merger(run: Run, task: Task, workdir: Path) -> AskMerger | None:
     engine = spec.engine or run.opts.engine
     if engine == "command" and spec.command is None:
         return None
-    asking = RefinerSection.model_validate({"engine": engine, "model": spec.model, "command": spec.command,
-                                            "timeout_seconds": spec.timeout_seconds})
+    asking = asking_of("lens merger", spec)
     agent_id = f"{task.id}.merger"
 
     async def ask_merger(prompt: str) -> MergerAnswer:
         try:
             text, usage = await ask_with_usage(
                 asking, engine=engine, prompt=prompt, workdir=workdir, agent_dir=run.dir.agent_dir(agent_id),
-                env=run.opts.env, gateway_url=run.opts.gateway_url, agent_key=run.agent_key, run_id=run.run_id,
-                agent_id=agent_id, pass_env=tuple(run.cfg.safety.pass_env))
-        except RefinerUnavailable as e:
+                seat=run.seat, agent_id=agent_id)
+        except NoAnswer as e:
             raise MergerUnavailable(e.reason) from None
         return MergerAnswer(text, engine, usage)
 

@@ -177,8 +177,8 @@ def add(
 def _add_to_run(state: Path, rd: Any, body: str, topics: tuple[str, ...]) -> dict[str, Any]:
     import secrets
 
+    from orchestrator.events import Finding, JournalError
     from orchestrator.memory.sources import run_workspace
-    from orchestrator.rundir import Finding, JournalError
 
     event = rd.record(Finding, finding_id=f"{rd.run_id}/human-{secrets.token_hex(4)}", agent_id=None,
                       task_id=None, topics=list(topics), text=body)
@@ -192,8 +192,8 @@ def _add_to_run(state: Path, rd: Any, body: str, topics: tuple[str, ...]) -> dic
 
 
 def _add_manual(state: Path, body: str, topics: tuple[str, ...], workspace: Path) -> dict[str, Any]:
+    from orchestrator.events import JournalError
     from orchestrator.memory.sources import append_manual
-    from orchestrator.rundir import JournalError
 
     record = append_manual(state, body, topics, os.fspath(workspace))
     with _open(state) as store:

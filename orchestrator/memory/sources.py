@@ -15,8 +15,9 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from orchestrator.events import Finding, ToolCall, ToolCompleted, line_error, now_iso
 from orchestrator.memory.model import Memory
-from orchestrator.rundir import Finding, RunDir, ToolCall, ToolCompleted, line_error, now_iso
+from orchestrator.rundir import RunDir
 
 T = TypeVar("T")
 

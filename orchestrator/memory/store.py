@@ -20,9 +20,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from orchestrator.events import JournalError, parse_event
 from orchestrator.memory import sources as src
 from orchestrator.memory.model import KINDS, Hit, Memory
-from orchestrator.rundir import JournalError, RunDir, list_runs, parse_event
+from orchestrator.rundir import RunDir, list_runs
 
 __all__ = ["Hit", "Memory", "MemoryStore", "fts_query", "index_file", "open_store"]
 

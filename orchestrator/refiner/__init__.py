@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.config import RefinerSection
+from orchestrator.engines.ask import NoAnswer, ask, asking_of
+from orchestrator.engines.base import Seat
 from orchestrator.plan import Plan, Task
 from orchestrator.refiner.answer import Action, Decision, RefinerAnswerError, parse_answer
-from orchestrator.refiner.ask import RefinerUnavailable, ask, refiner_engine
 from orchestrator.refiner.prompt import refiner_prompt
 from orchestrator.refiner.validate import ValidDecision, validate
 from orchestrator.roles import Role
@@ -77,11 +78,7 @@ async def refine(
     roles: Mapping[str, Role],
     workdir: Path,
     agent_dir: Path,
-    env: dict[str, str],
-    gateway_url: str,
-    agent_key: str,
-    run_id: str,
-    pass_env: tuple[str, ...] = (),
+    seat: Seat,
     retried: frozenset[str] = frozenset(),
 ) -> RefinerOutcome:
     """Ask the refiner what to do after ``finished_task`` and return the checked decision, or CONTINUE
@@ -89,9 +86,9 @@ async def refine(
     scheduler's current task statuses; ``engine`` is the run's engine (``[refiner] engine`` overrides)."""
     prompt = refiner_prompt(plan, finished_task, result_text, statuses, roles=roles)
     try:
-        answer = await ask(cfg, engine=engine, prompt=prompt, workdir=workdir, agent_dir=agent_dir, env=env,
-                           gateway_url=gateway_url, agent_key=agent_key, run_id=run_id, pass_env=pass_env)
-    except RefinerUnavailable as e:
+        answer = await ask(asking_of("refiner", cfg), engine=engine, prompt=prompt, workdir=workdir,
+                           agent_dir=agent_dir, seat=seat, agent_id="refiner")
+    except NoAnswer as e:
         return fallback(finished_task.id, e.reason)
     try:
         decision = validate(parse_answer(answer), plan=plan, statuses=statuses, finished_task=finished_task,
@@ -102,6 +99,6 @@ async def refine(
 
 
 __all__ = [
-    "Decision", "RefinerAnswerError", "RefinerOutcome", "RefinerUnavailable", "ValidDecision", "ask", "fallback",
-    "outcome_of", "parse_answer", "refine", "refiner_engine", "refiner_prompt", "validate",
+    "Decision", "RefinerAnswerError", "RefinerOutcome", "ValidDecision", "fallback",
+    "outcome_of", "parse_answer", "refine", "refiner_prompt", "validate",
 ]

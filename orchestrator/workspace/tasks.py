@@ -19,7 +19,7 @@ from typing import Any
 
 from acteon_core.files import write_atomic
 from acteon_core.vocabulary import FILE_WRITING_TOOLS
-from orchestrator import rundir as R
+from orchestrator import events as E
 from orchestrator.config import WorktreesSection
 from orchestrator.gatewayclient import GatewayClient
 from orchestrator.plan import Plan, PlanError, Task
@@ -73,15 +73,15 @@ class Attempts:
     def from_journal(cls, past: list[Any], reports_dir: Path) -> Attempts:
         found = cls(reports_dir)
         for ev in past:
-            if isinstance(ev, R.Merge):
+            if isinstance(ev, E.Merge):
                 (found.merge_pending.add if ev.phase == "started" else found.merge_pending.discard)(ev.task_id)
-            elif isinstance(ev, R.RetryRequested):
+            elif isinstance(ev, E.RetryRequested):
                 found.add(ev.task_id, ev.report)
-            elif isinstance(ev, R.RefinerDecision) and ev.action == "retry" and not ev.fallback:
+            elif isinstance(ev, E.RefinerDecision) and ev.action == "retry" and not ev.fallback:
                 for task_id in ev.retried:
                     found.add(task_id, found.report_path_after(task_id))
                     found.by_refiner.add(task_id)
-            elif isinstance(ev, R.TaskStatusChanged) and ev.status in ("conflict", "verify_failed"):
+            elif isinstance(ev, E.TaskStatusChanged) and ev.status in ("conflict", "verify_failed"):
                 found.retries.pop(ev.task_id, None)  # a retry asked for before this attempt is used up
         return found
 

@@ -1,4 +1,4 @@
-"""The same plans on both executors (issue 16), through the real CLI on the command engine.
+"""The same plans on both executors, through the real CLI on the command engine.
 
 Local: the agents are children of the orchestrator. Temporal: each subtask attempt is a workflow on a
 Temporal dev server, run by worker processes (two "machines") that mint their own per-attempt agent keys.

@@ -1,4 +1,4 @@
-"""What goes wrong on real machines (issue 16, acceptance 4–7 and 9): a worker killed, a worker frozen past
+"""What goes wrong on real machines: a worker killed, a worker frozen past
 its lease, a subtask longer than three leases, the coordinator killed and resumed; and what each process
 holds. Heartbeat timeout: 10 s (the default)."""
 

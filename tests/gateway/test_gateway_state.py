@@ -1,4 +1,4 @@
-"""The default pack keeps agents away from the gateway's own state (issue 11 A): Redis clients however
+"""The default pack keeps agents away from the gateway's own state: Redis clients however
 they are spelt or wrapped, reads of the state directory and key files, and the admin API."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One rule pack in force, kept in the store (issue 11 E): every process decides with it from the very next
+"""One rule pack in force, kept in the store: every process decides with it from the very next
 call, and a store that loses an API-uploaded pack never silently falls back to a looser file pack."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The gateway refuses a Redis that answers without a password (issue 11 A): an agent with `redis-cli`
+"""The gateway refuses a Redis that answers without a password: an agent with `redis-cli`
 approved its own `git push` through one. ``--insecure-redis`` is the operator's explicit way out."""
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.graph.store import STORES
 from orchestrator.plan import Plan
@@ -40,18 +41,18 @@ class Journal:
     def call(self, second: float, agent: str, outcome: str, rule: str | None, target: str = "ls",
              approval_id: str | None = None, **extra: Any) -> None:
         self.audit += 1
-        self.at(second, R.ToolCall, audit_id=f"{MS0 + int(second * 1000)}-{self.audit}", agent_id=agent,
+        self.at(second, E.ToolCall, audit_id=f"{MS0 + int(second * 1000)}-{self.audit}", agent_id=agent,
                 task_id=agent.split(".")[0], tool="Bash", action_type="execute_command", target=target,
                 outcome=outcome, rule=rule, reason=None if outcome == "executed" else f"{outcome} by {rule}",
                 approval_id=approval_id, at_ms=MS0 + int(second * 1000), **extra)
 
     def task(self, start: float, end: float, tid: str, status: str = "done") -> None:
         agent = f"{tid}.{tid}1"
-        self.at(start, R.TaskStatusChanged, task_id=tid, status="running")
-        self.at(start, R.SubtaskStarted, task_id=tid, subtask_id=f"{tid}1", agent_id=agent, engine="command")
-        self.at(end, R.SubtaskFinished, task_id=tid, subtask_id=f"{tid}1", agent_id=agent, ok=status == "done",
+        self.at(start, E.TaskStatusChanged, task_id=tid, status="running")
+        self.at(start, E.SubtaskStarted, task_id=tid, subtask_id=f"{tid}1", agent_id=agent, engine="command")
+        self.at(end, E.SubtaskFinished, task_id=tid, subtask_id=f"{tid}1", agent_id=agent, ok=status == "done",
                 returncode=0 if status == "done" else 1, duration_s=end - start)
-        self.at(end, R.TaskStatusChanged, task_id=tid, status=status)
+        self.at(end, E.TaskStatusChanged, task_id=tid, status=status)
 
 
 def task(tid: str, role: str, deps: list[str] | None = None) -> dict[str, Any]:
@@ -64,45 +65,45 @@ def write_runs(state: Path) -> dict[str, R.RunDir]:
     r2: x(7 s), which used r1's findings."""
     j = Journal(state, "r1", [task("a", "coder"), task("b", "coder", ["a"]), task("c", "reviewer", ["a"]),
                               task("d", "reviewer", ["b", "c"]), task("e", "reviewer", ["c"])])
-    j.at(0, R.RunStarted, run_id="r1", plan_id="plan-r1", engine="command", pid=100)
+    j.at(0, E.RunStarted, run_id="r1", plan_id="plan-r1", engine="command", pid=100)
     j.task(0, 10, "a")
     j.call(1, "a.a1", "executed", "allow-default", "ls")
     j.call(2, "a.a1", "throttled", "throttle-shell", "make")
     j.call(3, "a.a1", "throttled", "throttle-shell", "make test")
-    j.at(4, R.ToolCompleted, event_id="done-1", agent_id="a.a1", task_id="a", tool="Bash", ok=True,
+    j.at(4, E.ToolCompleted, event_id="done-1", agent_id="a.a1", task_id="a", tool="Bash", ok=True,
          at_ms=MS0 + 4000)
-    j.at(10.5, R.RefinerDecision, after_task="a", action="continue", reason="model timed out", fallback=True)
+    j.at(10.5, E.RefinerDecision, after_task="a", action="continue", reason="model timed out", fallback=True)
     j.task(10, 40, "b")
     for k in range(4):
         j.call(11 + k, "b.b1", "throttled", "throttle-shell", f"pytest -k t{k}")
     j.call(16, "b.b1", "suppressed", "block-rm-rf", "rm -rf /")
-    j.at(20, R.Finding, finding_id="r1/1", agent_id="b.b1", task_id="b", topics=["tests", "flaky"],
+    j.at(20, E.Finding, finding_id="r1/1", agent_id="b.b1", task_id="b", topics=["tests", "flaky"],
          text="test_io is flaky under load")
-    j.at(21, R.Finding, finding_id="r1/2", topics=["ops"], text="CI runners have 2 cores")  # a human's
-    j.at(25, R.Alert, kind="runaway", agent_id="b.b1", task_id="b", detail="24 actions in a minute",
+    j.at(21, E.Finding, finding_id="r1/2", topics=["ops"], text="CI runners have 2 cores")  # a human's
+    j.at(25, E.Alert, kind="runaway", agent_id="b.b1", task_id="b", detail="24 actions in a minute",
          action="throttle")
     j.task(10, 15, "c")
     j.call(12, "c.c1", "pending_approval", "approve-push", "git push", approval_id="ap-1")
     j.call(14, "c.c1", "executed", "approve-push", "git push", approval_id="ap-1", decided_by="alice",
            decision_reason="release day",
            shown_sha256="ab" * 32)
-    j.at(15.5, R.RefinerDecision, after_task="c", action="skip", skipped=["e"], reason="e is covered by c")
-    j.at(15.5, R.TaskStatusChanged, task_id="e", status="skipped", reason="refiner: e is covered by c")
+    j.at(15.5, E.RefinerDecision, after_task="c", action="skip", skipped=["e"], reason="e is covered by c")
+    j.at(15.5, E.TaskStatusChanged, task_id="e", status="skipped", reason="refiner: e is covered by c")
     j.task(40, 50, "d")
     j.call(41, "d.d1", "deduplicated", "dedup-writes", "echo x > f")
     j.call(42, "d.d1", "quota_exceeded", None, "echo y > g")
-    j.at(50, R.RunFinished, status="done")
+    j.at(50, E.RunFinished, status="done")
 
     k = Journal(state, "r2", [task("x", "coder")])
-    k.at(100, R.RunStarted, run_id="r2", plan_id="plan-r2", engine="command", pid=200)
-    k.at(100, R.TaskStatusChanged, task_id="x", status="running")
-    k.at(100, R.SubtaskStarted, task_id="x", subtask_id="x1", agent_id="x.x1", engine="command")
-    k.at(100, R.FindingsUsed, task_id="x", agent_id="x.x1", finding_ids=["r1/1", "r1/2"])
+    k.at(100, E.RunStarted, run_id="r2", plan_id="plan-r2", engine="command", pid=200)
+    k.at(100, E.TaskStatusChanged, task_id="x", status="running")
+    k.at(100, E.SubtaskStarted, task_id="x", subtask_id="x1", agent_id="x.x1", engine="command")
+    k.at(100, E.FindingsUsed, task_id="x", agent_id="x.x1", finding_ids=["r1/1", "r1/2"])
     k.call(101, "x.x1", "throttled", "throttle-shell", "make")
-    k.at(107, R.SubtaskFinished, task_id="x", subtask_id="x1", agent_id="x.x1", ok=True, returncode=0,
+    k.at(107, E.SubtaskFinished, task_id="x", subtask_id="x1", agent_id="x.x1", ok=True, returncode=0,
          duration_s=7)
-    k.at(107, R.TaskStatusChanged, task_id="x", status="done")
-    k.at(107, R.RunFinished, status="done")
+    k.at(107, E.TaskStatusChanged, task_id="x", status="done")
+    k.at(107, E.RunFinished, status="done")
     return {"r1": j.rd, "r2": k.rd}
 
 

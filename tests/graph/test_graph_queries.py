@@ -12,9 +12,9 @@ from rdflib import Literal, Variable
 from rdflib.query import Result
 
 from acteon_core import contract as c
-from orchestrator import rundir as R
-from orchestrator.graph.project import load_all
+from orchestrator import events as E
 from orchestrator.graph.queries import READY, QueryError, run_query
+from orchestrator.graph.twin import load_all
 from tests.graph.conftest import T0, Journal, task
 
 
@@ -113,7 +113,7 @@ def test_alerts(state: Path, store: str) -> None:
 
 def test_empty_groups_give_no_rows_on_either_store(tmp_path: Path, store: str) -> None:
     quiet = Journal(tmp_path, "quiet", [task("a", "coder")])
-    quiet.at(0, R.RunStarted, run_id="quiet", plan_id="p", engine="command", pid=1)
+    quiet.at(0, E.RunStarted, run_id="quiet", plan_id="p", engine="command", pid=1)
     for name in ("most-throttled-agents", "blocked-calls-by-rule", "critical-path", "refiner-skipped"):
         assert ready(tmp_path, store, name) == [], name
 
@@ -153,7 +153,7 @@ def test_graph_and_default_graph(state: Path, store: str) -> None:
 
 def test_critical_path_seconds_are_milliseconds_not_float_noise(tmp_path: Path, store: str) -> None:
     j = Journal(tmp_path, "r3", [task("a", "coder"), task("b", "coder", ["a"]), task("c", "coder", ["b"])])
-    j.at(0, R.RunStarted, run_id="r3", plan_id="plan-r3", engine="command", pid=300)
+    j.at(0, E.RunStarted, run_id="r3", plan_id="plan-r3", engine="command", pid=300)
     j.task(0, 0.1, "a")
     j.task(0.1, 0.3, "b")
     j.task(0.3, 0.6, "c")

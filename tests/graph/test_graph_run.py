@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from orchestrator.graph import project as P
+from orchestrator.graph import twin as T
 from orchestrator.rundir import RunDir
 from tests.support import ROOT
 
@@ -85,9 +85,9 @@ def test_every_ready_query_on_a_real_run(finished_run: tuple[Path, dict[str, str
 def test_the_run_graph_file_is_written_into_the_run_directory(finished_run: tuple[Path, dict[str, str]]) -> None:
     state, _ = finished_run
     rd = RunDir(state, "twin")
-    assert P.cached_graph(rd) == rd.path / "graph.nq"  # written by the run as it ended, and up to date
+    assert T.cached_graph(rd) == rd.path / "graph.nq"  # written by the run as it ended, and up to date
     written = (rd.path / "graph.nq").read_bytes()
-    path = P.write_run_graph(rd)
+    path = T.write_run_graph(rd)
     assert path == rd.path / "graph.nq" and path.read_bytes() == written  # a rebuild is the same bytes
     text = path.read_text()
     assert text.startswith("# acteon-swarm run graph v1 source=")

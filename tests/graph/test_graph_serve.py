@@ -182,8 +182,8 @@ def test_state_dir_default_is_not_required(tmp_path: Path) -> None:
     # an empty state directory serves an empty dataset (a valid, if dull, endpoint) — here through the app
     from starlette.testclient import TestClient
 
-    from orchestrator.graph.project import load_all
     from orchestrator.graph.serve import create_app
+    from orchestrator.graph.twin import load_all
 
     with TestClient(create_app(load_all(tmp_path))) as tc:
         r = tc.get("/sparql", params={"query": "SELECT * WHERE { ?s ?p ?o }"})

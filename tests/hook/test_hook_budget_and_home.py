@@ -1,4 +1,4 @@
-"""Issue 11 E: the hook's time budget covers reading its input (a CLI holding stdin open cannot keep a
+"""The hook's time budget covers reading its input (a CLI holding stdin open cannot keep a
 call waiting past it), and the hook reports the agent's HOME so the gateway resolves `~` and classifies
 home paths as the agent sees them."""
 

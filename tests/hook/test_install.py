@@ -118,7 +118,7 @@ def uninstall(*args: str, cwd: Path | None = None) -> subprocess.CompletedProces
 
 
 def test_uninstall_removes_exactly_what_install_added(tmp_path: Path, private_tmp: Path) -> None:
-    """Issue 12, point 10: a way to uninstall the hook; other hooks, in the same events too, stay."""
+    """A way to uninstall the hook; other hooks, in the same events too, stay."""
     original = {
         "model": "opus",
         "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "mine.sh"}]}],

@@ -1,4 +1,4 @@
-"""The gateway over TLS (issue 16: remote workers' agents send their keys to it): ``--ssl-certfile`` and
+"""The gateway over TLS (remote workers' agents send their keys to it): ``--ssl-certfile`` and
 ``--ssl-keyfile`` serve HTTPS, a client that checks the certificate gets answers, plain HTTP gets none,
 and a half-given TLS configuration or a public bind without TLS is said out loud."""
 

@@ -1,4 +1,4 @@
-"""Issue 12, point 11: the Docker image runs as a non-root user and can write its state.
+"""The Docker image runs as a non-root user and can write its state.
 
 No Docker engine here, so the tests check the two halves: the Dockerfile runs as a non-root ``USER``, names
 its state directory in ``ENV ACTEON_STATE_DIR`` and creates it owned by that user (and docker-compose keeps

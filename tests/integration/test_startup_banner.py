@@ -1,4 +1,4 @@
-"""Issue 12, point 9: the gateway says at start-up where it listens, what it stores and whether that
+"""The gateway says at start-up where it listens, what it stores and whether that
 survives a restart, the rule pack in force, and where the admin key is."""
 
 from __future__ import annotations

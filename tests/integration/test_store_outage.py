@@ -49,7 +49,7 @@ def test_gateway_survives_a_redis_outage(tmp_path) -> None:
 
 
 def test_the_first_requests_after_a_redis_restart_succeed(tmp_path) -> None:
-    """Pooled connections that the old Redis closed are replaced before use: no spurious 503 (issue 11 E).
+    """Pooled connections that the old Redis closed are replaced before use: no spurious 503.
     It failed before: redis-py skipped its stale-connection check with maintenance notifications on."""
     import concurrent.futures
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.memory.model import Memory
 
@@ -17,12 +18,12 @@ def make_run(state: Path, run_id: str, workspace: Path) -> R.RunDir:
     rd.write_run(status="done", pid=1)
     rd.plan_file.write_text(json.dumps({"id": "p", "objective": "test", "status": "approved", "tasks": [],
                                         "scope": {"working_directory": str(workspace)}}))
-    rd.record(R.RunStarted, run_id=run_id, plan_id="p", engine="command", pid=1)
+    rd.record(E.RunStarted, run_id=run_id, plan_id="p", engine="command", pid=1)
     return rd
 
 
 def finding(rd: R.RunDir, n: int, text: str, topics: list[str] | None = None, agent: str = "a1") -> Any:
-    return rd.record(R.Finding, finding_id=f"{rd.run_id}/{n}", agent_id=agent, task_id="t1",
+    return rd.record(E.Finding, finding_id=f"{rd.run_id}/{n}", agent_id=agent, task_id="t1",
                      topics=topics or [], text=text)
 
 

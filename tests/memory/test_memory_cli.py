@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.memory.store import index_file
 from tests.memory.journals import finding, make_run
@@ -39,7 +40,7 @@ def state(tmp_path: Path) -> Path:
     for run, where in (("r1", ws), ("r2", ws), ("r3", tmp_path / "other")):
         rd = make_run(st, run, where)
         finding(rd, 1, f"{run}: the rule cache is rebuilt on reload", ["cache"])
-        rd.record(R.ToolCall, audit_id="5-0", agent_id="a1", tool="Bash", target="make clean", outcome="allow",
+        rd.record(E.ToolCall, audit_id="5-0", agent_id="a1", tool="Bash", target="make clean", outcome="allow",
                   at_ms=1)
     return st
 
@@ -78,7 +79,7 @@ def test_add_manual_and_to_a_run_then_reindex(state: Path, tmp_path: Path) -> No
                     "--state-dir", str(state), cwd=tmp_path))
     assert to_run["finding_id"].startswith("r1/") and to_run["workspace"] == str(ws.resolve())
     last = R.RunDir(state, "r1").read_events()[-1]
-    assert isinstance(last, R.Finding) and last.agent_id is None and last.text == "the flaky test is test_outage"
+    assert isinstance(last, E.Finding) and last.agent_id is None and last.text == "the flaky test is test_outage"
     assert [h["id"] for h in js(cli("search", "fridays", "--json", "--state-dir", str(state), cwd=ws))] == \
         [added["finding_id"]]
     before = js(cli("search", "flaky fridays cache", "--json", "--state-dir", str(state), cwd=ws))

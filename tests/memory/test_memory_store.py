@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from orchestrator import rundir as R
+from orchestrator import events as E
 from orchestrator.memory import sources
 from orchestrator.memory.store import MemoryStore, fts_query, index_file
 from tests.memory.journals import FILLER, finding, make_run, semantic
@@ -152,10 +152,10 @@ def test_journal_events_become_memories(store: MemoryStore, tmp_path: Path) -> N
     ws = tmp_path / "ws"
     rd = make_run(tmp_path / "state", "r1", ws)
     finding(rd, 1, "The tests need REDIS_URL", ["Testing", " env "])
-    rd.record(R.ToolCall, audit_id="171-0", agent_id="a1", task_id="t1", tool="Bash", action_type="shell",
+    rd.record(E.ToolCall, audit_id="171-0", agent_id="a1", task_id="t1", tool="Bash", action_type="shell",
               target="rm -rf build", outcome="suppressed", rule="no-rm-rf", reason="destructive", at_ms=1)
-    rd.record(R.ToolCompleted, event_id="e9", agent_id="a1", tool="Write", ok=False, detail="disk full", at_ms=2)
-    rd.record(R.TaskStatusChanged, task_id="t1", status="done")
+    rd.record(E.ToolCompleted, event_id="e9", agent_id="a1", tool="Write", ok=False, detail="disk full", at_ms=2)
+    rd.record(E.TaskStatusChanged, task_id="t1", status="done")
     assert store.sync_run(rd) == 3
     [f] = store.search("redis")
     assert (f.memory.id, f.memory.kind, f.memory.run_id, f.memory.workspace) == ("r1/1", "semantic", "r1", str(ws))
@@ -192,10 +192,10 @@ def test_a_bad_journal_line_stops_the_sync_there_and_names_the_line(store: Memor
     with rd.journal_file.open("a") as f:
         f.write('{"type": "finding", "oops": 1}\n')
     finding(rd, 2, "after the bad line")
-    with pytest.raises(R.JournalError, match=r"events\.jsonl:3: "):
+    with pytest.raises(E.JournalError, match=r"events\.jsonl:3: "):
         store.sync_run(rd)
     assert ids(store.search("line")) == ["r1/1"]  # what came before it is indexed
-    with pytest.raises(R.JournalError, match=r"events\.jsonl:3: "):
+    with pytest.raises(E.JournalError, match=r"events\.jsonl:3: "):
         store.sync_run(rd)  # still reported, not silently skipped
 
 
@@ -206,7 +206,7 @@ def test_reindex_after_deleting_the_index_gives_the_same_results(tmp_path: Path)
         rd = make_run(state, run, ws)
         for i, text in enumerate(FILLER):
             finding(rd, i, f"{run}: {text}", ["build"] if i % 2 else [])
-        rd.record(R.ToolCall, audit_id="1-0", agent_id="a", tool="Bash", target="make build", outcome="allow",
+        rd.record(E.ToolCall, audit_id="1-0", agent_id="a", tool="Bash", target="make build", outcome="allow",
                   at_ms=1)
     sources.append_manual(state, "the build cache lives in ~/.cache", ("build", "cache"), str(ws))
     queries = ["build", "database gateway", "build cache", "parser tests priority"]
@@ -250,7 +250,7 @@ def test_sync_all_reports_bad_sources_and_indexes_the_rest(tmp_path: Path) -> No
     with MemoryStore(index_file(state)) as s:
         assert s.sync_all(state, on_error=lambda e: seen.append(str(e))) == 1
         assert len(seen) == 1 and "bad/events.jsonl:2" in seen[0]
-        with pytest.raises(R.JournalError):
+        with pytest.raises(E.JournalError):
             s.reindex(state)
         assert ids(s.search("finding")) == ["good/1"]  # the rebuild kept everything readable
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from orchestrator.events import SubtaskStarted, ToolCall, ToolCompleted
 from orchestrator.gatewayclient import GatewayClient
-from orchestrator.rundir import RunDir, SubtaskStarted, ToolCall, ToolCompleted
+from orchestrator.rundir import RunDir
 from orchestrator.tailer import Tailer
 
 

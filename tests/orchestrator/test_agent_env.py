@@ -1,4 +1,4 @@
-"""Agents never hold the gateway's secrets (issue 11 A): their environment is an allow-list, and the store's
+"""Agents never hold the gateway's secrets: their environment is an allow-list, and the store's
 URL, the admin key and key-file paths never pass — checked per engine by the environment the agent saw."""
 
 from __future__ import annotations

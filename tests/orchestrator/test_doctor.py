@@ -1,4 +1,4 @@
-"""Issue 12: `acteon-swarm doctor` healthy, and with each problem it reports — the gateway down, a wrong admin
+"""`acteon-swarm doctor` healthy, and with each problem it reports — the gateway down, a wrong admin
 key, a CLI without the gate hook, an untrusted Gemini folder, and a hook that lets a destructive call through
 (the probe runs the installed hook for real)."""
 

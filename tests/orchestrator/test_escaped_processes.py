@@ -1,4 +1,4 @@
-"""Issue 12, point 12: a process an agent starts in a new session (`setsid`, a double fork) does not survive
+"""A process an agent starts in a new session (`setsid`, a double fork) does not survive
 `cancel`, nor the end of its subtask: it carries its agent's tag in its environment."""
 
 from __future__ import annotations

@@ -202,11 +202,11 @@ def test_counters_after_a_resume_are_the_sum_over_both_gateways_and_equal_the_au
 
 
 def test_approvals_in_status_say_how_many_were_asked_and_how_many_still_wait() -> None:
-    from orchestrator import rundir as R
+    from orchestrator import events as E
     from orchestrator.status import gateway_counters
 
-    def call(n: int, outcome: str, approval: str | None) -> R.ToolCall:
-        return R.ToolCall(ts="2026-11-26T10:00:00", seq=n, audit_id=f"{n}-0", agent_id="a.1", tool="Bash",
+    def call(n: int, outcome: str, approval: str | None) -> E.ToolCall:
+        return E.ToolCall(ts="2026-11-26T10:00:00", seq=n, audit_id=f"{n}-0", agent_id="a.1", tool="Bash",
                           outcome=outcome, approval_id=approval, at_ms=n)
 
     # one approval asked twice (the agent retried while it waited) then used, another still waiting

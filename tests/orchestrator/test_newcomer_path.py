@@ -1,4 +1,4 @@
-"""Issue 12, points 1, 3, 7, 8: the path a newcomer takes after the first command — the demo is a run they
+"""The path a newcomer takes after the first command — the demo is a run they
 can find and inspect with no gateway running, a killed run says it was interrupted and how to resume it, and
 user errors are one line with exit code 2, never a traceback, never a half-made run folder."""
 

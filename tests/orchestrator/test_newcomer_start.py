@@ -1,4 +1,4 @@
-"""Issue 12, point 2: a plan that does not estimate its tool calls gets a documented default (not a quota of
+"""A plan that does not estimate its tool calls gets a documented default (not a quota of
 one call), `plan validate` and `run` warn when the quota looks too small, and `acteon-swarm init` writes a
 commented swarm.toml and an example plan that validate as they are."""
 

@@ -68,7 +68,7 @@ def test_the_live_display_and_the_line_printer_both_take_updates() -> None:
 
 
 def test_a_running_task_shows_what_it_waits_for_and_a_finished_task_keeps_its_reason() -> None:
-    """Issue 12, point 6: waiting for approval is not "started"/"running", a throttled agent does not look
+    """Waiting for approval is not "started"/"running", a throttled agent does not look
     hung, and a later decision never overwrites the reason a task ended with."""
     clock = Clock()
     board = TaskBoard.for_tasks([("deploy", "executor"), ("lint", "executor")], clock=clock)

@@ -7,23 +7,24 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator import events as E
 from orchestrator import rundir as R
 
 
 def test_journal_round_trip_and_replay(tmp_path: Path) -> None:
     rd = R.RunDir(tmp_path, "r1")
     rd.create()
-    rd.record(R.RunStarted, run_id="r1", plan_id="p", engine="command", pid=1)
-    rd.record(R.TaskStatusChanged, task_id="a", status="running")
-    rd.record(R.TaskStatusChanged, task_id="b", status="running")
-    rd.record(R.TaskStatusChanged, task_id="a", status="done")
-    rd.record(R.SubtaskFinished, task_id="a", subtask_id="s", agent_id="a.s", ok=True, duration_s=0.5)
+    rd.record(E.RunStarted, run_id="r1", plan_id="p", engine="command", pid=1)
+    rd.record(E.TaskStatusChanged, task_id="a", status="running")
+    rd.record(E.TaskStatusChanged, task_id="b", status="running")
+    rd.record(E.TaskStatusChanged, task_id="a", status="done")
+    rd.record(E.SubtaskFinished, task_id="a", subtask_id="s", agent_id="a.s", ok=True, duration_s=0.5)
     events = rd.read_events()
     assert [e.seq for e in events] == [0, 1, 2, 3, 4]
     assert rd.task_statuses() == {"a": "done", "b": "running"}
     # a new writer continues the sequence (resume after a crash)
     again = R.RunDir(tmp_path, "r1")
-    again.record(R.RunFinished, status="done")
+    again.record(E.RunFinished, status="done")
     assert again.read_events()[-1].seq == 5
 
 
@@ -36,10 +37,10 @@ def test_journal_round_trip_and_replay(tmp_path: Path) -> None:
 def test_a_bad_journal_line_is_an_error_naming_its_line(tmp_path: Path, bad: str) -> None:
     rd = R.RunDir(tmp_path, "r1")
     rd.create()
-    rd.record(R.TaskStatusChanged, task_id="a", status="running")
+    rd.record(E.TaskStatusChanged, task_id="a", status="running")
     with rd.journal_file.open("a") as f:
         f.write(bad + "\n")
-    with pytest.raises(R.JournalError, match=r"events\.jsonl:2: "):
+    with pytest.raises(E.JournalError, match=r"events\.jsonl:2: "):
         rd.read_events()
 
 

@@ -1,4 +1,4 @@
-"""Issue 11 A, end to end: an orchestrated run on a real, password-protected Redis. No agent's environment
+"""An orchestrated run on a real, password-protected Redis. No agent's environment
 holds the store's URL, its password, the admin key or a key path, and an agent that reaches for the
 store with a Redis client is blocked and audited (its write never lands)."""
 

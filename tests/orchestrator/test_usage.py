@@ -3,7 +3,7 @@ totalled per agent session and per run in status."""
 
 from __future__ import annotations
 
-from orchestrator import rundir as R
+from orchestrator import events as E
 from orchestrator.engines.usage import Usage, from_claude, from_gemini
 from orchestrator.status import UsageTotals as Totals
 from orchestrator.status import usage_line
@@ -36,7 +36,7 @@ def test_status_totals_per_agent_and_run() -> None:
     for agent, fields in (("a.1", {"input_tokens": 10, "output_tokens": 5, "cost_usd": 0.5}),
                           ("a.1", {"input_tokens": 1, "output_tokens": 1}),
                           ("b.1", {"input_tokens": 100}), ("c.1", {})):
-        totals.add(agent, R.SubtaskFinished(ts="t", seq=0, task_id="t", subtask_id="s", agent_id=agent, ok=True,
+        totals.add(agent, E.SubtaskFinished(ts="t", seq=0, task_id="t", subtask_id="s", agent_id=agent, ok=True,
                                             **fields))
     data = totals.to_json()
     assert data["agents"] == {"a.1": {"input_tokens": 11, "output_tokens": 6, "cost_usd": 0.5},

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from orchestrator.config import RefinerSection
-from orchestrator.refiner.ask import ask
+from orchestrator.engines.ask import ask, asking_of
+from orchestrator.engines.base import Seat
 from tests.e2e.fake_models import Script, fake_model
 from tests.support import ROOT, require
 
@@ -40,9 +41,10 @@ async def ask_real(engine: str, root: Path, model_url: str) -> str:
            "GOOGLE_GEMINI_BASE_URL": model_url, "GEMINI_API_KEY": "fake", "GEMINI_TELEMETRY_ENABLED": "false",
            "ACTEON_CLAUDE_BIN" if engine == "claude" else "ACTEON_GEMINI_BIN": binary(engine)}
     # No gateway is needed: with no tools there is no tool call for the hook to send anywhere.
-    return await ask(RefinerSection(timeout_seconds=120), engine=engine, prompt="Decide. MARKER-REFINER",
-                     workdir=root / "ws", agent_dir=root / "agent", env=env, gateway_url="http://127.0.0.1:9",
-                     agent_key="k", run_id="r1")
+    return await ask(asking_of("refiner", RefinerSection(timeout_seconds=120)), engine=engine,
+                     prompt="Decide. MARKER-REFINER", workdir=root / "ws", agent_dir=root / "agent",
+                     seat=Seat(gateway_url="http://127.0.0.1:9", agent_key="k", run_id="r1", env=env),
+                     agent_id="refiner")
 
 
 async def test_claude_refiner_answers_with_no_tools(private_tmp: Path) -> None:

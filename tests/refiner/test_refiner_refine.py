@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from orchestrator.config import RefinerSection
+from orchestrator.engines.base import Seat
+from orchestrator.events import RefinerDecision, now_iso
 from orchestrator.refiner import RefinerOutcome, refine
 from orchestrator.roles import BUILTIN_ROLES, FENCE_CLOSE, FENCE_OPEN
-from orchestrator.rundir import RefinerDecision, now_iso
 from tests.refiner.plans import STATUSES, make_plan
 
 PLAN = make_plan()
@@ -26,7 +27,8 @@ async def run_refine(tmp: Path, command: str, *, timeout_s: int = 10, result: st
     return await refine(
         RefinerSection(engine="command", command=command, timeout_seconds=timeout_s), engine="claude", plan=PLAN,
         finished_task=PLAN.task(finished), result_text=result, statuses=STATUSES, roles=BUILTIN_ROLES,
-        workdir=tmp, agent_dir=tmp / "agent", env=ENV, gateway_url="http://127.0.0.1:9", agent_key="k", run_id="r")
+        workdir=tmp, agent_dir=tmp / "agent",
+        seat=Seat(gateway_url="http://127.0.0.1:9", agent_key="k", run_id="r", env=ENV))
 
 
 def answering(text: str) -> str:

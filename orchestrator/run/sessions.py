@@ -1,0 +1,132 @@
+"""The agent sessions of one run: each journaled from start to finish, its process group known to the monitor
+and to a resume, its own key in a worktree; and the orchestrator's own commands (verify, eval) run like a
+plan's commands, through the gateway."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from pathlib import Path
+
+from orchestrator import events as E
+from orchestrator import rundir as R
+from orchestrator.adversarial.loop import Gate
+from orchestrator.config import SwarmConfig
+from orchestrator.engines import EngineError, SubtaskContext, get_engine
+from orchestrator.engines.base import SubtaskResult
+from orchestrator.executors.base import Executor
+from orchestrator.gatewayclient import GatewayClient
+from orchestrator.plan import Task
+from orchestrator.process import kill_group, process_start_time
+from orchestrator.run.handoffs import Handoffs
+from orchestrator.run.options import RunOptions
+from orchestrator.workspace.claims import Held
+from orchestrator.workspace.tasks import Attempts, TaskPlaces
+from orchestrator.workspace.worktrees import Worktree
+from orchestrator.workspace.worktrees import identity_env as git_identity
+
+
+class Sessions:
+    def __init__(self, run_dir: R.RunDir, opts: RunOptions, cfg: SwarmConfig, *, client: GatewayClient,
+                 executor: Executor, handoffs: Handoffs, attempts: Attempts,
+                 fixes: dict[str, tuple[Gate, Path]]) -> None:
+        self.dir, self.opts, self.cfg, self.client, self.executor = run_dir, opts, cfg, client, executor
+        self.handoffs, self.attempts, self.fixes = handoffs, attempts, fixes
+        self.agent_key = ""  # the run's own key, once the gateway gave it
+        self.places: TaskPlaces | None = None  # worktrees and merge queue (None: not a git repository)
+        self.groups: dict[str, int] = {}  # live agents: agent id -> process group id
+        self.monitor_kills: dict[str, str] = {}  # agent id -> why the monitor killed it
+        # The orchestrator's own commands (verify, eval) run on the command engine whatever the run's engine.
+        self._command_engine = get_engine("command")
+
+    async def session(self, task: Task, sub_id: str, *, engine: str, workdir: Path, place: Worktree | None,
+                      held: Held | None, timeout_s: float, prompt: str | None = None, command: str | None = None,
+                      model: str | None = None, extra_env: dict[str, str] | None = None) -> SubtaskResult:
+        """One agent session (a subtask, a lens member). An engine that cannot start it, or the monitor
+        killing it, is a failed result, never an exception."""
+        agent_id = f"{task.id}.{sub_id}"
+        self.dir.record(E.SubtaskStarted, task_id=task.id, subtask_id=sub_id, agent_id=agent_id, engine=engine)
+        ctx = SubtaskContext(
+            run_id=self.dir.run_id, agent_id=agent_id, role=task.assigned_role, task_id=task.id, subtask_id=sub_id,
+            prompt=prompt, command=command, workdir=workdir, agent_dir=self.dir.agent_dir(agent_id),
+            gateway_url=self.opts.gateway_url,
+            # On worker machines each attempt's key is minted there (by a worker key), never sent from here.
+            agent_key=await self.key_for(task, agent_id, place, held) if self.executor.name == "local" else "",
+            key_binding=TaskPlaces.binding(task, agent_id, place, held) if place is not None else {},
+            worktree={"top": str(place.top), "branch": place.branch or ""} if place is not None else {},
+            timeout_s=timeout_s, client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
+            on_start=functools.partial(self.started, task.id, sub_id, agent_id),
+            extra_env={**self.extra_env(task, agent_id, place), **(extra_env or {})}, model=model)
+        try:
+            if prompt is not None and engine == "command":
+                raise EngineError(f"subtask {sub_id} has a prompt but the run's engine is 'command'; "
+                                  "use --engine claude or gemini")
+            # The task's n-th attempt (a retry by the refiner or a person runs it again; counted from the
+            # journal). A resume runs the same attempt: an executor that ran it elsewhere re-attaches to it,
+            # or takes its result if it finished while this process was down.
+            result = await self.executor.run(ctx, engine, generation=self.attempts.count.get(task.id, 0))
+        except EngineError as e:
+            result = SubtaskResult(ok=False, detail=str(e))
+        finally:
+            self.groups.pop(agent_id, None)
+        if agent_id in self.monitor_kills:
+            result.ok, result.detail = False, self.monitor_kills[agent_id]
+        self.dir.record(E.SubtaskFinished, task_id=task.id, subtask_id=sub_id, agent_id=agent_id, ok=result.ok,
+                        returncode=result.returncode, timed_out=result.timed_out, duration_s=result.duration_s,
+                        detail=result.detail[:2000], **result.usage)
+        return result
+
+    async def run_command(self, command: str, where: Path, *, agent_id: str, task_id: str, subtask_id: str,
+                          timeout_s: float, extra_env: dict[str, str] | None = None,
+                          journaled: bool = False) -> SubtaskResult:
+        """A command of the orchestrator's own (verify, eval) run like a plan command: dispatched to the gateway
+        as an executor with the run's key; ``journaled``: its process group is journaled so a resume can reap it."""
+        ctx = SubtaskContext(
+            run_id=self.dir.run_id, agent_id=agent_id, role="executor", task_id=task_id, subtask_id=subtask_id,
+            prompt=None, command=command, workdir=where, agent_dir=self.dir.agent_dir(agent_id),
+            gateway_url=self.opts.gateway_url, agent_key=self.agent_key, timeout_s=float(timeout_s),
+            client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
+            on_start=functools.partial(self.started, task_id, subtask_id, agent_id) if journaled else None,
+            extra_env=extra_env or {})
+        return await self._command_engine.run_subtask(ctx)
+
+    async def key_for(self, task: Task, agent_id: str, place: Worktree | None, held: Held | None) -> str:
+        """In a worktree each agent gets a key of its own: the gateway then knows who calls whatever the call
+        claims, and holds it to its worktree (and an isolated task to its file scope and claim)."""
+        if place is None:
+            return self.agent_key
+        return await self.client.mint_key(self.dir.run_id, TaskPlaces.binding(task, agent_id, place, held))
+
+    def started(self, task_id: str, subtask_id: str, agent_id: str, pid: int) -> None:
+        self.groups[agent_id] = pid
+        self.dir.record(E.AgentStarted, task_id=task_id, subtask_id=subtask_id, agent_id=agent_id, pid=pid,
+                        pgid=pid, start_time=process_start_time(pid))
+
+    async def kill(self, agent_id: str, why: str) -> bool:
+        """The monitor's "kill": the agent's whole process group; its subtask then fails with ``why``."""
+        pgid = self.groups.get(agent_id)
+        if pgid is None:
+            # On a worker machine: its workflow is cancelled, and the worker kills the group.
+            self.monitor_kills[agent_id] = why
+            if not await self.executor.stop(self.dir.run_id, agent_id):
+                del self.monitor_kills[agent_id]
+                return False
+            return True
+        self.monitor_kills[agent_id] = why
+        await asyncio.to_thread(kill_group, pgid)
+        return True
+
+    def extra_env(self, task: Task, agent_id: str, place: Worktree | None) -> dict[str, str]:
+        env = git_identity(agent_id) if place is not None else {}
+        report = self.attempts.report(task.id)
+        if report is not None:
+            env["ACTEON_RETRY_REPORT"] = report  # a retried task's failed attempt, for commands
+        synthesis = self.handoffs.synthesis_file(task.id)
+        if synthesis is not None:
+            env["ACTEON_SYNTHESIS"] = str(synthesis)  # its parents' work, condensed
+        if task.id in self.fixes:
+            env["ACTEON_CHALLENGE"] = str(self.fixes[task.id][1])  # the challenge a recovery agent fixes
+        lenses = self.handoffs.lens_reports(task)
+        if lenses is not None:
+            env["ACTEON_LENS_REPORT"] = lenses  # merged.json of each lens task it depends on
+        return env
