@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from orchestrator.process import run_in_group  # noqa: E402
-from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec  # noqa: E402
+from orchestrator.run.scheduler import Scheduler, TaskOutcome, TaskSpec  # noqa: E402
 
 ROLES = ["coder", "researcher", "reviewer"]
 

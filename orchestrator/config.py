@@ -158,7 +158,7 @@ class AdversarialSection(_Section):
 
 
 class EvalHarnessSection(_Section):
-    """Scores the finished work (orchestrator/evals.py); below ``pass_threshold`` the run ends eval_failed."""
+    """Scores the finished work (orchestrator/run/evals.py); below ``pass_threshold`` the run ends eval_failed."""
 
     enabled: bool = False
     command: NonEmpty | None = None
@@ -176,7 +176,7 @@ class EvalHarnessSection(_Section):
 
 class SynthesisSection(_Section):
     """Where branches of work meet (a task with several parents), a clean-context agent condenses the
-    parents' outputs into the context the task receives (orchestrator/synthesis.py)."""
+    parents' outputs into the context the task receives (orchestrator/run/synthesis.py)."""
 
     enabled: bool = True
     engine: Engine | None = None  # None: the run's engine (a command run needs a command, else pass-through)

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from orchestrator import events as E
 from orchestrator.adversarial.challenges import Challenge, ChallengeError, challenger_prompt, parse_challenges
 from orchestrator.config import AdversarialSection
-from orchestrator.evals import EvalResult
+from orchestrator.run.evals import EvalResult
 
 # The last "verify command" of a fix: the orchestrator's eval gate, not a shell command.
 EVAL_GATE = "<eval gate: the merged candidate must score at least the integration head>"

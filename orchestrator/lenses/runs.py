@@ -15,7 +15,7 @@ from orchestrator.lenses.merger import member_prompt
 from orchestrator.lenses.swarm import AskMerger, LensSwarm, MemberRun, MergerAnswer, MergerUnavailable, read_answer
 from orchestrator.plan import LensMember, Subtask, Task
 from orchestrator.roles import render_prompt
-from orchestrator.scheduler import TaskOutcome
+from orchestrator.run.scheduler import TaskOutcome
 
 if TYPE_CHECKING:
     from orchestrator.run.host import RunHost as Run

@@ -16,8 +16,8 @@ from orchestrator.adversarial.loop import EVAL_GATE
 from orchestrator.config import SwarmConfig
 from orchestrator.plan import Task
 from orchestrator.roles import Role
+from orchestrator.run.scheduler import TaskOutcome
 from orchestrator.run.sessions import Sessions
-from orchestrator.scheduler import TaskOutcome
 from orchestrator.workspace.merging import VerifyResult
 from orchestrator.workspace.tasks import TaskPlaces
 from orchestrator.workspace.worktrees import RunWorkspace, Worktree

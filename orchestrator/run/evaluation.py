@@ -10,7 +10,7 @@ from pathlib import Path
 from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.config import EvalHarnessSection
-from orchestrator.evals import EvalResult, result_of
+from orchestrator.run.evals import EvalResult, result_of
 from orchestrator.run.sessions import Sessions
 from orchestrator.workspace.merging import drop_scratch
 

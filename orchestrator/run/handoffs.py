@@ -13,7 +13,7 @@ from orchestrator import rundir as R
 from orchestrator.config import SynthesisSection
 from orchestrator.engines.base import Seat
 from orchestrator.plan import Task
-from orchestrator.synthesis import synthesize
+from orchestrator.run.synthesis import synthesize
 
 
 class Handoffs:

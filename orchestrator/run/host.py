@@ -14,9 +14,9 @@ from orchestrator.plan import Plan, Task
 from orchestrator.roles import Role
 from orchestrator.run.handoffs import Handoffs
 from orchestrator.run.options import RunOptions
+from orchestrator.run.scheduler import TaskOutcome
 from orchestrator.run.sessions import Sessions
-from orchestrator.scheduler import TaskOutcome
-from orchestrator.watcher import Watcher
+from orchestrator.watch.watcher import Watcher
 from orchestrator.workspace.claims import Held
 from orchestrator.workspace.worktrees import Worktree
 

@@ -13,8 +13,8 @@ from orchestrator.config import SwarmConfig
 from orchestrator.plan import Plan
 from orchestrator.process import process_start_time
 from orchestrator.run.options import RunOptions
-from orchestrator.status import gateway_counters
-from orchestrator.summary import summary
+from orchestrator.show.status import gateway_counters
+from orchestrator.show.summary import summary
 
 
 def record_start(run_dir: R.RunDir, opts: RunOptions, plan: Plan, cfg: SwarmConfig, *, remote: bool) -> None:

@@ -14,7 +14,7 @@ from orchestrator.engines.base import Seat
 from orchestrator.plan import Plan, Task
 from orchestrator.refiner import RefinerOutcome, refine
 from orchestrator.roles import Role
-from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
+from orchestrator.run.scheduler import Scheduler, TaskOutcome, TaskSpec
 from orchestrator.workspace.tasks import Attempts
 
 

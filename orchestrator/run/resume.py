@@ -7,9 +7,9 @@ from typing import Any
 
 from orchestrator import events as E
 from orchestrator import rundir as R
-from orchestrator.parking import ParkLedger
 from orchestrator.plan import Plan, Task
 from orchestrator.process import reap_orphan
+from orchestrator.run.parking import ParkLedger
 
 
 def reap_orphans(run_dir: R.RunDir, past: list[Any]) -> list[str]:

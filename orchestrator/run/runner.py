@@ -26,23 +26,23 @@ from orchestrator.executors import make_executor
 from orchestrator.gatewayclient import GatewayClient
 from orchestrator.lenses.runs import run_lens
 from orchestrator.lenses.swarm import check_lenses
-from orchestrator.parking import ParkLedger
 from orchestrator.plan import Plan, Task
 from orchestrator.planfile import save_plan
 from orchestrator.process import become_subreaper, stop_orphans
-from orchestrator.progress import Progress
-from orchestrator.reporter import StateReporter
 from orchestrator.roles import Role
 from orchestrator.run import evaluation, journaling, resume
 from orchestrator.run.briefing import Briefing
 from orchestrator.run.delivery import Delivery
 from orchestrator.run.handoffs import Handoffs
 from orchestrator.run.options import RunOptions, RunReport
+from orchestrator.run.parking import ParkLedger
 from orchestrator.run.refining import Refining
 from orchestrator.run.registration import Registration
+from orchestrator.run.scheduler import Scheduler, TaskOutcome, TaskSpec
 from orchestrator.run.sessions import Sessions
-from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
-from orchestrator.watcher import Watcher
+from orchestrator.show.progress import Progress
+from orchestrator.watch.reporter import StateReporter
+from orchestrator.watch.watcher import Watcher
 from orchestrator.workspace.claims import ClaimRefused, Held
 from orchestrator.workspace.tasks import Attempts, check_isolation
 from orchestrator.workspace.worktrees import RunWorkspace, Worktree

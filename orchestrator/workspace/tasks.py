@@ -24,7 +24,7 @@ from orchestrator.config import WorktreesSection
 from orchestrator.gatewayclient import GatewayClient
 from orchestrator.plan import Plan, PlanError, Task
 from orchestrator.roles import Role, expand_tools
-from orchestrator.scheduler import TaskOutcome
+from orchestrator.run.scheduler import TaskOutcome
 from orchestrator.workspace.claims import Held, scope_claim
 from orchestrator.workspace.git import repository_root
 from orchestrator.workspace.localclaims import LocalClaims

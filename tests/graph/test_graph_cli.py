@@ -13,7 +13,7 @@ import pytest
 from rdflib import Dataset, Graph
 from typer.testing import CliRunner
 
-from orchestrator.cli import app
+from orchestrator.cli.app import app
 from orchestrator.graph import vocab as V
 from orchestrator.graph.queries import READY
 from tests.support import ROOT

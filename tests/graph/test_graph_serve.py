@@ -173,7 +173,7 @@ def test_accept_negotiation_defaults_and_q_values(endpoint: str) -> None:
 
 
 def test_loopback_by_default() -> None:
-    from orchestrator.graph.cli import serve
+    from orchestrator.cli.graph import serve
 
     assert inspect.signature(serve).parameters["host"].default == "127.0.0.1"
 

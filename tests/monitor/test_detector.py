@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from orchestrator.config import MonitorSection, parse_config
-from orchestrator.monitor import AlertFinding, Detector
+from orchestrator.watch.monitor import AlertFinding, Detector
 
 T0 = 1_800_000_000_000
 

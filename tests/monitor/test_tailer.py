@@ -8,7 +8,7 @@ from typing import Any
 from orchestrator.events import SubtaskStarted, ToolCall, ToolCompleted
 from orchestrator.gatewayclient import GatewayClient
 from orchestrator.rundir import RunDir
-from orchestrator.tailer import Tailer
+from orchestrator.watch.tailer import Tailer
 
 
 def body(run_id: str, agent: str, command: str, provider: str = "claude-code") -> dict[str, Any]:

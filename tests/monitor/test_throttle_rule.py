@@ -8,7 +8,7 @@ import pytest
 
 from gateway.rules import parse
 from orchestrator.gatewayclient import GatewayClient
-from orchestrator.monitor import throttle_rule, with_rule
+from orchestrator.watch.monitor import throttle_rule, with_rule
 from tests.monitor.test_tailer import body
 
 

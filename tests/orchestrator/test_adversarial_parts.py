@@ -16,7 +16,7 @@ from orchestrator.adversarial.challenges import (
     recovery_prompt,
 )
 from orchestrator.adversarial.loop import Gate
-from orchestrator.evals import EvalResult
+from orchestrator.run.evals import EvalResult
 
 
 def challenge(**kw: object) -> dict[str, object]:

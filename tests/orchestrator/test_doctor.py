@@ -121,7 +121,7 @@ def test_an_old_python_and_a_gateway_without_rules_are_problems(monkeypatch, tmp
     import http.server
     import threading
 
-    from orchestrator.commands import doctor as d
+    from orchestrator.cli import doctor as d
 
     class Lost(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:

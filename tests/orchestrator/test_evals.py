@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.evals import EvalError, parse_score, result_of
+from orchestrator.run.evals import EvalError, parse_score, result_of
 from tests.orchestrator.test_run import cli, journal, plan, task, write_plan
 
 

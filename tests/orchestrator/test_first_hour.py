@@ -165,7 +165,7 @@ def test_plan_validate_reports_every_problem_at_once(tmp_path: Path) -> None:
 
 def test_a_cancelled_runs_header_counts_its_cancelled_tasks() -> None:
     from acteon_core.vocabulary import TASK_STATUSES
-    from orchestrator.status import render
+    from orchestrator.show.status import render
 
     counts = dict.fromkeys(TASK_STATUSES, 0) | {"done": 1, "cancelled": 3}
     header = render({"run_id": "r", "status": "cancelled", "elapsed_s": 5, "task_counts": counts, "stats": {},
@@ -203,7 +203,7 @@ def test_counters_after_a_resume_are_the_sum_over_both_gateways_and_equal_the_au
 
 def test_approvals_in_status_say_how_many_were_asked_and_how_many_still_wait() -> None:
     from orchestrator import events as E
-    from orchestrator.status import gateway_counters
+    from orchestrator.show.status import gateway_counters
 
     def call(n: int, outcome: str, approval: str | None) -> E.ToolCall:
         return E.ToolCall(ts="2026-11-26T10:00:00", seq=n, audit_id=f"{n}-0", agent_id="a.1", tool="Bash",

@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from orchestrator.progress import LinePrinter, LiveProgress, TaskBoard
+from orchestrator.show.progress import LinePrinter, LiveProgress, TaskBoard
 
 
 class Clock:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from acteon_core.vocabulary import TaskStatus as Status
-from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
+from orchestrator.run.scheduler import Scheduler, TaskOutcome, TaskSpec
 
 
 async def until(condition: Callable[[], bool], what: str = "condition") -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from orchestrator import events as E
 from orchestrator.engines.usage import Usage, from_claude, from_gemini
-from orchestrator.status import UsageTotals as Totals
-from orchestrator.status import usage_line
+from orchestrator.show.status import UsageTotals as Totals
+from orchestrator.show.status import usage_line
 
 
 def test_claude_result_usage_and_cost() -> None:

@@ -15,7 +15,7 @@ from orchestrator.plan import ID_PATTERN, validate_plan
 from orchestrator.refiner.answer import RefinerAnswerError, parse_answer
 from orchestrator.refiner.validate import ValidDecision, fresh_id, validate
 from orchestrator.roles import BUILTIN_ROLES, Role
-from orchestrator.scheduler import Scheduler, TaskOutcome, TaskSpec
+from orchestrator.run.scheduler import Scheduler, TaskOutcome, TaskSpec
 from tests.refiner.plans import STATUSES, make_plan, task
 
 PLAN = make_plan()

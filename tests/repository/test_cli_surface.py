@@ -36,7 +36,7 @@ def test_help_shows_no_type_for_flags() -> None:
 
 
 def test_a_table_in_a_pipe_keeps_each_row_on_one_line() -> None:
-    code = ("from rich.table import Table\nfrom orchestrator.terminal import console\n"
+    code = ("from rich.table import Table\nfrom orchestrator.show.terminal import console\n"
             "t = Table('id', 'text')\nt.add_row('r1', 'x' * 300)\nconsole().print(t)\n")
     out = run(sys.executable, "-c", code).stdout
     assert any(line.count("x") == 300 for line in out.splitlines())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from orchestrator import demo
+from orchestrator.cli import demo
 
 
 def test_demo_runs_the_bundled_plan_and_shows_each_kind_of_decision(tmp_path) -> None:

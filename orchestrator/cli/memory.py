@@ -124,7 +124,7 @@ def _table(hits: list[Any]) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from orchestrator import terminal
+    from orchestrator.show import terminal
 
     table = Table("score", "kind", "run", "agent", "topics", "text")
     for h in hits:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from orchestrator.commands.common import JsonOut, StateDir, admin_key, fail, print_json, run_dir, state_of
+from orchestrator.cli.common import JsonOut, StateDir, admin_key, fail, print_json, run_dir, state_of
 
 app = typer.Typer(help="Act on one task of a run.", no_args_is_help=True)
 

@@ -87,15 +87,15 @@ def program() -> str:
 
 def run(console: Console, state_dir: Path | None = None, as_json: bool = False) -> dict[str, Any]:
     from orchestrator import embedded
-    from orchestrator import status as st
     from orchestrator.config import parse_config
     from orchestrator.events import ToolCall
     from orchestrator.gatewayclient import GatewayClient
     from orchestrator.plan import Plan
-    from orchestrator.progress import LinePrinter
     from orchestrator.roles import roles_from_config
     from orchestrator.run.runner import Run, RunOptions
     from orchestrator.rundir import RunDir, default_state_dir
+    from orchestrator.show import status as st
+    from orchestrator.show.progress import LinePrinter
 
     state = state_dir or default_state_dir()
     run_id = f"demo-{secrets.token_hex(3)}"

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from orchestrator.commands.common import JsonOut, StateDir, admin_key, fail, print_json, run_dir, state_of
+from orchestrator.cli.common import JsonOut, StateDir, admin_key, fail, print_json, run_dir, state_of
 
 app = typer.Typer(help="Irreversible tasks parked until a person decides: list, approve, reject, propose.",
                   no_args_is_help=True)
@@ -22,7 +22,7 @@ ByOpt = Annotated[str | None, typer.Option("--by", help="who decides (default: y
 
 
 def _ledger(state: Path, run_id: str) -> tuple[Any, Any]:
-    from orchestrator.parking import ParkLedger
+    from orchestrator.run.parking import ParkLedger
 
     rd = run_dir(state, run_id)
     return rd, ParkLedger(rd.path)
@@ -49,7 +49,7 @@ def _who(by: str | None) -> str:
 def list_(run: Annotated[str | None, typer.Option("--run", help="only this run")] = None,
           state_dir: StateDir = None, as_json: JsonOut = False) -> None:
     """Parked tasks waiting for a decision, across runs (or one run)."""
-    from orchestrator.parking import ParkLedger
+    from orchestrator.run.parking import ParkLedger
     from orchestrator.rundir import list_runs
 
     state = state_of(state_dir)

@@ -23,7 +23,7 @@ from typing import Annotated, Any
 import typer
 
 from acteon_core import contract as c
-from orchestrator.commands.common import JsonOut, StateDir, fail, gateway_call, gateway_url, print_json, state_of
+from orchestrator.cli.common import JsonOut, StateDir, fail, gateway_call, gateway_url, print_json, state_of
 
 app = typer.Typer(help="Human approvals of agent tool calls, across every live run.", no_args_is_help=True)
 
@@ -113,7 +113,7 @@ def _show(a: dict[str, Any], indent: str = "") -> None:
 
 def _journaled(rd: Any) -> list[dict[str, Any]]:
     """Approvals a run asked for, as its journal recorded them: calls that waited for a human and never ran."""
-    from orchestrator.status import approval_waits
+    from orchestrator.show.status import approval_waits
 
     asked, settled = approval_waits(rd.read_events())
     return [{"approval_id": i, "status": "pending", "run_id": rd.run_id, "agent_id": e.agent_id, "role": None,

@@ -20,8 +20,8 @@ from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.config import MonitorSection
 from orchestrator.gatewayclient import GatewayClient, GatewayError
-from orchestrator.monitor import AlertFinding, Detector, throttle_rule, with_rule
-from orchestrator.tailer import Tailer
+from orchestrator.watch.monitor import AlertFinding, Detector, throttle_rule, with_rule
+from orchestrator.watch.tailer import Tailer
 
 KillAgent = Callable[[str, str], Awaitable[bool]]  # (agent id, why) -> whether a live agent was killed
 Note = Callable[[str], None]

@@ -11,15 +11,15 @@ from typing import Annotated, Any
 import typer
 
 from acteon_core import contract as c
-from orchestrator.commands.common import (
+from orchestrator.cli.common import (
     ConfigOpt,
     JsonOut,
     StateDir,
     fail,
 )
-from orchestrator.commands.common import admin_key as _admin_key
-from orchestrator.commands.common import print_json as _print_json
-from orchestrator.commands.common import state_of as _state
+from orchestrator.cli.common import admin_key as _admin_key
+from orchestrator.cli.common import print_json as _print_json
+from orchestrator.cli.common import state_of as _state
 
 app = typer.Typer(help="Validate, show and approve plans.", no_args_is_help=True)
 

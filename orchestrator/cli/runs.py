@@ -14,19 +14,19 @@ from typing import Annotated, Any
 import typer
 
 from acteon_core import contract as c
-from orchestrator.commands.common import (
+from orchestrator.cli.common import (
     ConfigOpt,
     JsonOut,
     StateDir,
     fail,
 )
-from orchestrator.commands.common import admin_key as _admin_key
-from orchestrator.commands.common import find_admin_key as _find_admin_key
-from orchestrator.commands.common import gateway_call as _gateway_call
-from orchestrator.commands.common import print_json as _print_json
-from orchestrator.commands.common import run_dir as _run_dir
-from orchestrator.commands.common import state_of as _state
-from orchestrator.commands.plans import config_of, gateway_for, gather_plan, load_plan_checked, warn_quota
+from orchestrator.cli.common import admin_key as _admin_key
+from orchestrator.cli.common import find_admin_key as _find_admin_key
+from orchestrator.cli.common import gateway_call as _gateway_call
+from orchestrator.cli.common import print_json as _print_json
+from orchestrator.cli.common import run_dir as _run_dir
+from orchestrator.cli.common import state_of as _state
+from orchestrator.cli.plans import config_of, gateway_for, gather_plan, load_plan_checked, warn_quota
 
 
 def run(
@@ -162,8 +162,8 @@ def run(
         _print_json({"run_id": report.run_id, "status": report.status, "tasks": report.tasks,
                      "stats": report.stats, "peak_running": report.peak_running})
     else:
-        from orchestrator import status as st
         from orchestrator.rundir import RunDir
+        from orchestrator.show import status as st
 
         print(st.render(st.collect(RunDir(state, report.run_id))))
         print(f"  summary: {RunDir(state, report.run_id).summary_file}")
@@ -231,8 +231,8 @@ def _progress(the_plan: Any, quiet: bool) -> Iterator[Any]:
     if quiet:
         yield None
         return
-    from orchestrator import terminal
-    from orchestrator.progress import LinePrinter, LiveProgress, TaskBoard
+    from orchestrator.show import terminal
+    from orchestrator.show.progress import LinePrinter, LiveProgress, TaskBoard
 
     console = terminal.console(stderr=True)
     if not console.is_terminal:
@@ -249,7 +249,7 @@ def status(
     as_json: JsonOut = False,
 ) -> None:
     """Where a run stands: tasks and the gateway's counters."""
-    from orchestrator import status as st
+    from orchestrator.show import status as st
 
     state = _state(state_dir)
     rd = _run_dir(state, run_id)

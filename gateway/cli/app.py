@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] in (["operators"], ["workers"]):
-        from gateway.operators_cli import main as keys_main
+        from gateway.cli.operators import main as keys_main
 
         return keys_main(argv[1:], noun=argv[0])
     args = build_parser().parse_args(argv)

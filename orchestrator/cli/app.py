@@ -14,23 +14,23 @@ from typing import Annotated
 import typer
 
 from acteon_core import contract as c
-from orchestrator.commands import runs as run_commands
-from orchestrator.commands.approvals import app as approvals_app
-from orchestrator.commands.common import (
+from orchestrator.cli import runs as run_commands
+from orchestrator.cli.approvals import app as approvals_app
+from orchestrator.cli.common import (
     StateDir,
     fail,
 )
-from orchestrator.commands.common import print_json as _print_json
-from orchestrator.commands.doctor import doctor
-from orchestrator.commands.explain import explain
-from orchestrator.commands.park import app as park_app
-from orchestrator.commands.plans import app as plan_app
-from orchestrator.commands.tasks import app as task_app
-from orchestrator.commands.worker import worker
-from orchestrator.commands.worktrees import cleanup, merge
-from orchestrator.graph.cli import app as graph_app
-from orchestrator.memory.cli import app as memory_app
-from orchestrator.terminal import plain_flags
+from orchestrator.cli.common import print_json as _print_json
+from orchestrator.cli.doctor import doctor
+from orchestrator.cli.explain import explain
+from orchestrator.cli.graph import app as graph_app
+from orchestrator.cli.memory import app as memory_app
+from orchestrator.cli.park import app as park_app
+from orchestrator.cli.plans import app as plan_app
+from orchestrator.cli.tasks import app as task_app
+from orchestrator.cli.worker import worker
+from orchestrator.cli.worktrees import cleanup, merge
+from orchestrator.show.terminal import plain_flags
 
 app = typer.Typer(
     name="acteon-swarm",
@@ -96,8 +96,8 @@ def demo(
     as_json: Annotated[bool, typer.Option("--json", help="print the decisions as JSON")] = False,
 ) -> None:
     """Start a gateway on the embedded store with the default pack and show decisions being made."""
-    from orchestrator import demo as demo_mod
-    from orchestrator import terminal
+    from orchestrator.cli import demo as demo_mod
+    from orchestrator.show import terminal
 
     result = demo_mod.run(terminal.console(), state_dir=state_dir, as_json=as_json)
     if as_json:

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from acteon_core import contract as c
-from orchestrator.commands.common import JsonOut, StateDir, fail, find_admin_key, print_json, state_of
+from orchestrator.cli.common import JsonOut, StateDir, fail, find_admin_key, print_json, state_of
 
 
 def explain(

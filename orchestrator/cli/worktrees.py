@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from orchestrator.commands.common import JsonOut, StateDir, fail, print_json, run_dir, state_of
+from orchestrator.cli.common import JsonOut, StateDir, fail, print_json, run_dir, state_of
 
 
 def _workspace(state: Path, run_id: str) -> Any:

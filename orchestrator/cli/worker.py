@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from acteon_core import contract as c
-from orchestrator.commands.common import fail, state_of
+from orchestrator.cli.common import fail, state_of
 
 
 def worker(

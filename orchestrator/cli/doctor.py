@@ -22,7 +22,7 @@ from typing import Annotated, Any
 import typer
 
 from acteon_core import contract as c
-from orchestrator.commands.common import JsonOut, StateDir, find_admin_key, print_json, state_of
+from orchestrator.cli.common import JsonOut, StateDir, find_admin_key, print_json, state_of
 
 OK, PROBLEM, NOTE = "ok", "PROBLEM", "note"
 _PROBE = "rm -rf / --no-preserve-root"  # never runs: it goes to the hook on stdin, as a call to decide

@@ -8,7 +8,7 @@ from typing import Any
 from orchestrator import events as E
 from orchestrator.adversarial.report import adversarial_line
 from orchestrator.plan import Plan
-from orchestrator.status import UsageTotals, usage_line
+from orchestrator.show.status import UsageTotals, usage_line
 
 
 def summary(plan: Plan, run_id: str, status: str, statuses: dict[str, str], stats: dict[str, Any],

@@ -128,7 +128,7 @@ def _print_result(result: Any, fmt: str) -> None:
     from rdflib import Variable
     from rich.table import Table
 
-    from orchestrator import terminal
+    from orchestrator.show import terminal
 
     names = [str(v) for v in result.vars or []]
     table = Table(*names, show_lines=False)
