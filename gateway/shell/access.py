@@ -13,14 +13,14 @@ from __future__ import annotations
 from gateway.shell import lexicon
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import default_handler
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.words import literal_word
 
 _CLIENTS = {"postgres": "psql", "mysql": "mysql", "ssh": "ssh", "kube": "kubectl", "redis": "redis-cli",
             "cassandra": "cqlsh", "mongo": "mongosh", "http": "curl"}
 
 
-def boundary(call: Call) -> Flow:
+def boundary(call: Invocation) -> Flow:
     words = [w.value for w in call.args]
     if words[:1] == ["connect"] and len(words) > 1 and words[1] in _CLIENTS:
         marker = words.index("--") if "--" in words else None
@@ -31,7 +31,7 @@ def boundary(call: Call) -> Flow:
     return default_handler(call)
 
 
-def kinit(call: Call) -> Flow:
+def kinit(call: Invocation) -> Flow:
     """`kinit -kt FILE PRINCIPAL`: authenticates with the keytab, as `ssh -i KEY` does with a key — it does not
     disclose it (reading a keytab any other way is a credential read)."""
     args = call.args

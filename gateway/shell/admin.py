@@ -15,20 +15,18 @@ from collections.abc import Callable
 from gateway.shell import categories as cat
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import default_handler
-from gateway.shell.invocation import Call
-
-Handler = Callable[[Call], Flow]
+from gateway.shell.invocation import Handler, Invocation
 
 
-def _operands(call: Call) -> list[str]:
+def _operands(call: Invocation) -> list[str]:
     return [w.value for w in call.args if not w.value.startswith("-")]
 
 
-def _values(call: Call) -> list[str]:
+def _values(call: Invocation) -> list[str]:
     return [w.value for w in call.args]
 
 
-def _sysctl(call: Call) -> bool:
+def _sysctl(call: Invocation) -> bool:
     values = _values(call)
     return any("=" in v and not v.startswith("-") for v in values) or any(
         v in ("-w", "--write", "-p", "--load", "--system") or (v.startswith("-") and not v.startswith("--") and
@@ -39,19 +37,19 @@ _FIREWALL_QUERIES = frozenset({"-L", "--list", "-S", "--list-rules", "-n", "-v",
                                "--line-numbers", "-t", "--table", "-h", "--help", "--version", "-V", "-Z"})
 
 
-def _iptables(call: Call) -> bool:
+def _iptables(call: Invocation) -> bool:
     options = [v for v in _values(call) if v.startswith("-")]
     return any(v not in _FIREWALL_QUERIES for v in options)
 
 
-def _subcommand_changes(queries: frozenset[str]) -> Callable[[Call], bool]:
-    def changes(call: Call) -> bool:
+def _subcommand_changes(queries: frozenset[str]) -> Callable[[Invocation], bool]:
+    def changes(call: Invocation) -> bool:
         words = _operands(call)
         return bool(words) and words[0] not in queries
     return changes
 
 
-def _service(call: Call) -> bool:
+def _service(call: Invocation) -> bool:
     words = _operands(call)
     if any("/" in w for w in words):
         call.flag(cat.DYNAMIC_COMMAND)  # `service ../../bin/sh`: the "service" is any program
@@ -60,16 +58,16 @@ def _service(call: Call) -> bool:
     return words[1:2] != ["status"]
 
 
-def _always(call: Call) -> bool:
+def _always(call: Invocation) -> bool:
     return not any(v in ("--version", "-V", "--help", "-h") for v in _values(call))
 
 
-def _gcore(call: Call) -> bool:
+def _gcore(call: Invocation) -> bool:
     call.flag(cat.CREDENTIAL_ACCESS)  # a process's memory holds its secrets
     return False
 
 
-_JUDGES: dict[str, Callable[[Call], bool]] = {
+_JUDGES: dict[str, Callable[[Invocation], bool]] = {
     "sysctl": _sysctl,
     **dict.fromkeys(("iptables", "ip6tables", "iptables-legacy", "iptables-nft", "ebtables", "arptables"),
                     _iptables),
@@ -102,8 +100,8 @@ _JUDGES: dict[str, Callable[[Call], bool]] = {
 NAMES = frozenset(_JUDGES)
 
 
-def _handler(judge: Callable[[Call], bool]) -> Handler:
-    def handle(call: Call) -> Flow:
+def _handler(judge: Callable[[Invocation], bool]) -> Handler:
+    def handle(call: Invocation) -> Flow:
         if judge(call):
             call.flag(cat.SYSTEM_CONFIG)
         default_handler(call)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from gateway.paths import PathFact, workspace_root
 from gateway.shell import categories as cat
-from gateway.shell.facts import Facts
+from gateway.shell.facts import Collector
 from gateway.shell.flow import EMPTY, OPAQUE, PAYLOAD, Flow, Scope
 from gateway.shell.limits import OUT_OF_MEMORY, prescan
 from gateway.shell.walker import Walker
@@ -58,7 +58,7 @@ def _analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, 
              files: Attached) -> ShellAnalysis:
     # The shell starts in cwd whatever it is; only a real workspace makes anything "workspace" work.
     start = posixpath.normpath(cwd) if cwd is not None and cwd.startswith("/") else None
-    facts = Facts(workspace_root(cwd, home), home, secret_extra)
+    facts = Collector(workspace_root(cwd, home), home, secret_extra)
     try:
         scope = Scope(start, True, {"HOME": home} if home else {})
         if start is not None:
@@ -88,7 +88,7 @@ def _analyze(command: str, cwd: str | None, home: str, secret_extra: tuple[str, 
     return _result(facts)
 
 
-def _result(facts: Facts) -> ShellAnalysis:
+def _result(facts: Collector) -> ShellAnalysis:
     return ShellAnalysis(
         parsed=facts.parsed,
         executables=facts.executables,
@@ -103,7 +103,7 @@ def _result(facts: Facts) -> ShellAnalysis:
     )
 
 
-def _failure(facts: Facts | None) -> ShellAnalysis:
+def _failure(facts: Collector | None) -> ShellAnalysis:
     if facts is None:
         return ShellAnalysis(False, (), (), (), (), frozenset({cat.UNPARSEABLE}), writes=("?",), git_dirs=("?",))
     facts.unparseable()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from gateway.shell import categories as cat
 from gateway.shell.flow import OPAQUE, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.options import scan, spec
 from gateway.shell.words import literal_word
 
@@ -26,7 +26,7 @@ _LOOKS = frozenset({"ping", "setup", "gather_facts", "stat", "debug", "find", "s
 _REHEARSALS = frozenset({"--check", "-C", "--list-hosts", "--syntax-check", "--version", "-h", "--help"})
 
 
-def ansible(call: Call) -> Flow:
+def ansible(call: Invocation) -> Flow:
     if any(w.value in _REHEARSALS for w in call.args):
         return OPAQUE
     options = scan(call.args, _OPTIONS)

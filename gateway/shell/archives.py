@@ -12,7 +12,7 @@ import re
 
 from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow
 from gateway.shell.generic import EMBEDDED_PATH
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.options import scan, short_letters, spec
 from gateway.shell.words import Word
 
@@ -23,7 +23,7 @@ _TAR = spec("fCTXbgKLNVHI", ["--file", "--directory", "--files-from", "--exclude
                             "--mode", "--mtime", "--xform", "--rsh-command"])
 
 
-def tar(call: Call) -> Flow:
+def tar(call: Invocation) -> Flow:
     args = list(call.args)
     # Old-style bundled options: `tar czf out.tgz src/`.
     if args and args[0].literal and re.fullmatch(r"[A-Za-z]+", args[0].value):
@@ -69,7 +69,7 @@ def _under(directory: Word | None, word: Word) -> Word:
     return Word(posixpath.join(directory.value, word.value))
 
 
-def cpio(call: Call) -> Flow:
+def cpio(call: Invocation) -> Flow:
     """cpio -o / -p read the files named on stdin; -p copies them into its operand; -i extracts."""
     options = scan(call.args, spec("FOIHMREC", ["--file", "--format", "--pattern-file", "--owner",
                                                 "--message", "--rsh-command", "--directory"]))
@@ -101,7 +101,7 @@ def cpio(call: Call) -> Flow:
     return LOCAL_DATA
 
 
-def zip_(call: Call) -> Flow:
+def zip_(call: Invocation) -> Flow:
     args = list(call.args)
     for i, word in enumerate(args):
         name, eq, _ = word.value.partition("=")
@@ -127,7 +127,7 @@ def zip_(call: Call) -> Flow:
     return EMPTY
 
 
-def unzip(call: Call) -> Flow:
+def unzip(call: Invocation) -> Flow:
     options = scan(call.args, spec("dxP"))
     operands = options.operands
     if operands:

@@ -16,16 +16,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Callable
 
 from gateway.shell import categories as cat
 from gateway.shell import lexicon, program_text
 from gateway.shell.flow import Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Handler, Invocation
 from gateway.shell.tasks import manifest, run_lines
 from gateway.shell.words import Word
 
-Handler = Callable[[Call], Flow]
 MAX_SCRIPTS = 64
 
 # composer subcommand → the events whose scripts it fires.
@@ -114,7 +112,7 @@ def loose_strings(text: str) -> list[str]:
 
 
 def composer(handler: Handler) -> Handler:
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         words = [w.value for w in call.args if not w.value.startswith("-")]
         no_scripts = any(w.value == "--no-scripts" for w in call.args)
         if words and not no_scripts and words[0] not in _COMPOSER_OWN:
@@ -147,7 +145,7 @@ def deno_tasks(text: str, names: list[str] | None) -> list[str]:
 
 
 def deno(handler: Handler) -> Handler:
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         words = [w.value for w in call.args if not w.value.startswith("-")]
         if words[:1] == ["task"] and len(words) > 1:
             run_lines(call, manifest(call, ("deno.json", "deno.jsonc")), lambda text: deno_tasks(text, words[1:2]))
@@ -162,7 +160,7 @@ _COMPILES = frozenset({"build", "b", "run", "r", "test", "t", "check", "c", "cli
 
 def cargo(handler: Handler) -> Handler:
     """`cargo build` runs the package's build.rs before anything else."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         words = [w.value for w in call.args if not w.value.startswith(("-", "+"))]
         if words[:1] and words[0] in _COMPILES:
             found = manifest(call, ("build.rs",))
@@ -183,7 +181,7 @@ def gradle(handler: Handler) -> Handler:
     """`gradle TASK` / `./gradlew TASK` runs the build script's code (an `Exec` task's `commandLine(…)`, a
     `doLast { … }` block): the build file, when known, is read for what it names, and an init script
     (`--init-script`/`-I`) that comes from the network is code fetched and run."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         values = [w.value for w in call.args]
         if not values or all(v in _GRADLE_SELF for v in values):
             return handler(call)
@@ -213,7 +211,7 @@ def gradle(handler: Handler) -> Handler:
 def go_run(handler: Handler) -> Handler:
     """`go run ./tools/x` and `go run main.go`: the package's sources, when known (written earlier in the
     command line or attached by the hook), are read for what they name (commands they start, SQL, hosts)."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         operands = [w for w in call.args if not w.value.startswith("-")]
         if operands[:1] and operands[0].value == "run" and len(operands) > 1:
             target = operands[1]
@@ -235,7 +233,7 @@ def cmake(handler: Handler) -> Handler:
     """`cmake -S src -B build` (or `cmake ..`) runs the project's CMakeLists.txt while configuring,
     `cmake -P x.cmake` and `ctest -S x.cmake` run a script: read for what they run (`execute_process`,
     custom commands, `file(REMOVE_RECURSE …)`: ``program_text``)."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         args = call.args
         scripts = [args[i + 1] for i, w in enumerate(args[:-1]) if w.value in ("-P", "-S", "-C", "--preset")
                    and not (call.name == "cmake" and w.value == "-S")]
@@ -260,7 +258,7 @@ def sbt(handler: Handler) -> Handler:
     """sbt's commands (`sbt "flywayClean; flywayMigrate"`, `sbt "runMain x.Purge --all"`): a Flyway clean
     destroys the database, a publish publishes, `run`/`runMain` launch the project's program (its name and
     arguments read for verbs), and build.sbt's code runs on every one of them."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         commands = [part.strip() for w in call.args for part in w.value.split(";") if part.strip()]
         for command in commands[:32]:
             head, _, rest = command.partition(" ")
@@ -284,7 +282,7 @@ def sbt(handler: Handler) -> Handler:
 def bazel(handler: Handler) -> Handler:
     """Bazel labels (`//pkg:target`, `@repo//:t`, `:t`) name build targets, not files: the generic checks get
     the other arguments only, so `bazel build //:gazelle` is not a read of the root folder."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         labels_out = [w for w in call.args if not w.value.startswith(("//", "@", ":"))]
         return handler(dataclasses.replace(call, args=labels_out))
 

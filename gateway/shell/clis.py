@@ -42,7 +42,7 @@ import yaml
 
 from gateway.shell import categories as cat
 from gateway.shell.flow import Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.lexicon import VERBS, kebab
 from gateway.shell.words import Word, join_words, literal_word
 
@@ -162,7 +162,7 @@ def tables() -> dict[str, Table]:
     return out
 
 
-def split(call: Call, table: Table) -> tuple[list[str], list[str], list[int]]:
+def split(call: Invocation, table: Table) -> tuple[list[str], list[str], list[int]]:
     """(subcommand words lower-cased, options present, index in ``call.args`` of each word)."""
     words: list[str] = []
     present: list[str] = []
@@ -186,7 +186,7 @@ def split(call: Call, table: Table) -> tuple[list[str], list[str], list[int]]:
     return words, present, where
 
 
-def judge(call: Call, table: Table) -> str | None:
+def judge(call: Invocation, table: Table) -> str | None:
     """The category of this call by its table (None: known safe)."""
     words, present, where = split(call, table)
     given = {w.value for w in call.args if w.value.startswith("-")}  # as written: `-H` (a host, a header) is no `-h`
@@ -226,7 +226,7 @@ CONVENTIONAL_READS = frozenset({"list", "ls", "status", "info", "inspect", "desc
                                 "top", "stats", "ping", "logs", "explain", "doctor", "members", "verify"})
 
 
-def followed(call: Call, table: Table) -> list[Word] | None:
+def followed(call: Invocation, table: Table) -> list[Word] | None:
     """The command a `follow` subcommand runs (`kubectl exec POD -- CMD`, `docker exec C CMD`), or the plugin
     a subcommand the tool does not have runs (`cargo shuttle deploy` → `cargo-shuttle deploy`), or None."""
     words, _, where = split(call, table)
@@ -312,10 +312,10 @@ def _environment_stripped(argv: list[Word]) -> list[Word]:
     return argv[i:]
 
 
-def handler(existing: Callable[[Call], Flow]) -> Callable[[Call], Flow]:
+def handler(existing: Callable[[Invocation], Flow]) -> Callable[[Invocation], Flow]:
     """The table's judgement, the command a `follow` subcommand runs, then ``existing`` (the program's own
     handler: host mounts of containers, SQL given to clients, the generic checks)."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         table = tables().get(call.name.removesuffix(".exe"))
         if table is not None:
             category = judge(call, table)

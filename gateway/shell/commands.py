@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from gateway.shell import (
     access,
@@ -37,11 +36,8 @@ from gateway.shell import (
     windows,
 )
 from gateway.shell.find import find
-from gateway.shell.flow import Flow
 from gateway.shell.generic import BASH_LIKE_SHELLS, default_handler, no_effect
-from gateway.shell.invocation import Call
-
-Handler = Callable[[Call], Flow]
+from gateway.shell.invocation import Handler
 
 HANDLERS: dict[str, Handler] = {
     # deleting, moving, writing

@@ -14,7 +14,7 @@ import yaml
 
 from acteon_core.attachments import MANIFESTS
 from gateway.shell import categories as cat
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.tasks import manifest
 from gateway.shell.words import Word
 
@@ -25,7 +25,7 @@ _HOST_MODES = ("host",)
 _CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH"})
 
 
-def judge(call: Call, words: list[str]) -> None:
+def judge(call: Invocation, words: list[str]) -> None:
     """`docker compose [-f FILE]… up …`: the host access of every service in the files."""
     if not _STARTS & set(words[:3]):
         return
@@ -38,7 +38,7 @@ def judge(call: Call, words: list[str]) -> None:
             _services(call, flow.script)
 
 
-def _services(call: Call, text: str) -> None:
+def _services(call: Invocation, text: str) -> None:
     try:
         data = yaml.safe_load(text[: 1 << 16])
     except yaml.YAMLError:
@@ -49,7 +49,7 @@ def _services(call: Call, text: str) -> None:
             _service(call, service)
 
 
-def _service(call: Call, service: dict[str, Any]) -> None:
+def _service(call: Invocation, service: dict[str, Any]) -> None:
     if service.get("privileged") is True or service.get("pid") in _HOST_MODES or service.get("ipc") in _HOST_MODES \
             or service.get("userns_mode") in _HOST_MODES or _CAPABILITIES & {str(c) for c in service.get("cap_add", [])
                                                                               if isinstance(c, str | int)}:

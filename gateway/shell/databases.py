@@ -16,16 +16,16 @@ import sqlparse
 from sqlparse.sql import Where
 
 from gateway.shell import categories as cat
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.words import Word
 
 
-def words(call: Call) -> list[str]:
+def words(call: Invocation) -> list[str]:
     """The arguments that are not options, lower-cased, in order."""
     return [w.value.lower() for w in call.args if not w.value.startswith("-")]
 
 
-def flags(call: Call) -> set[str]:
+def flags(call: Invocation) -> set[str]:
     return {w.value.split("=", 1)[0] for w in call.args if w.value.startswith("-")}
 
 
@@ -114,7 +114,7 @@ def statement_effect(text: str) -> str | None:
     return sql_effect(text) if SQL_STATEMENT.match(text) else None
 
 
-def sql_client(call: Call) -> str | None:
+def sql_client(call: Invocation) -> str | None:
     options = _CLIENT_SQL_OPTIONS.get(call.name, _SQL_OPTIONS)
     texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in options]
     texts += [w.value.split("=", 1)[1] for w in call.args if w.value.startswith(("--command=", "--execute=", "--query=",
@@ -151,7 +151,7 @@ def sql_client(call: Call) -> str | None:
     return cat.DATABASE_DESTROY if cat.DATABASE_DESTROY in effects else cat.DATABASE_CHANGE
 
 
-def bulk_load(call: Call) -> str | None:
+def bulk_load(call: Invocation) -> str | None:
     """Oracle Data Pump / imp and SQL Server's bcp loading a dump or a file into a database: a change, and with
     `table_exists_action=REPLACE|TRUNCATE` the tables in place are emptied first. `bcp … out|queryout` reads."""
     values = [w.value.lower() for w in call.args]
@@ -162,7 +162,7 @@ def bulk_load(call: Call) -> str | None:
     return cat.DATABASE_CHANGE if values and not any(v in ("help=y", "-help", "--help") for v in values) else None
 
 
-def _local_database_file(call: Call) -> bool:
+def _local_database_file(call: Invocation) -> bool:
     """sqlite3/duckdb on a database of the project's own: in memory, temporary, or a file of the workspace (not a
     tool's store in the home, nor a system service's)."""
     if call.name not in ("sqlite3", "duckdb"):
@@ -180,7 +180,7 @@ _CLIENT_READS = frozenset({".import", ".read", ".open", ".restore", "\\i", "\\ir
 _CLIENT_SHELLS = frozenset({".shell", ".system", "\\!", "system", "\\setenv"})
 
 
-def _client_commands(call: Call, text: str) -> None:
+def _client_commands(call: Invocation, text: str) -> None:
     """A SQL client's own commands (sqlite3 `.shell`/`.output`/`.import`, psql `\\!`/`\\o`/`\\i`, mysql
     `system`/`tee`/`source`): they run commands and read and write files like the shell would."""
     for line in text[: 1 << 16].splitlines():
@@ -213,7 +213,7 @@ _MONGO_DROP = re.compile(r"\.(dropDatabase|drop|deleteMany|remove|updateMany|rep
 _MONGO_USER = re.compile(r"\.(?:createUser|updateUser|grantRolesToUser)\s*\(")
 
 
-def bq(call: Call) -> str | None:
+def bq(call: Invocation) -> str | None:
     """`bq query 'SQL'`: judged by its SQL, like a database client's (`--dry_run` runs nothing)."""
     w = words(call)
     if w[:1] != ["query"] or any(a.value in ("--dry_run", "--dry_run=true") for a in call.args):
@@ -222,7 +222,7 @@ def bq(call: Call) -> str | None:
     return sql_effect(operands[-1]) if operands else None
 
 
-def restore(call: Call) -> str | None:
+def restore(call: Invocation) -> str | None:
     """pg_restore --clean / mongorestore --drop replace what the database holds; any other restore writes it."""
     f = flags(call)
     if f & {"--clean", "-c", "--drop", "--if-exists"}:
@@ -232,7 +232,7 @@ def restore(call: Call) -> str | None:
     return None  # pg_restore -f out.sql / -l: only reads the archive
 
 
-def mongo(call: Call) -> str | None:
+def mongo(call: Invocation) -> str | None:
     texts = [w.value for i, w in enumerate(call.args) if i > 0 and call.args[i - 1].value in ("--eval", "-e")]
     if call.stdin.script is not None:
         texts.append(call.stdin.script)
@@ -250,7 +250,7 @@ def mongo(call: Call) -> str | None:
     return None
 
 
-def framework_db(call: Call) -> str | None:
+def framework_db(call: Invocation) -> str | None:
     """rails/rake db:drop|db:reset, prisma migrate reset, django flush."""
     w = words(call)
     if any(x in ("db:drop", "db:reset", "db:schema:load", "db:purge") for x in w):

@@ -22,7 +22,7 @@ import yaml
 from gateway.shell import categories as cat
 from gateway.shell.flow import Flow
 from gateway.shell.generic import default_handler
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.tasks import manifest, named_file, run_lines
 from gateway.shell.words import Word
 
@@ -120,7 +120,7 @@ def _tox_substituted(line: str) -> str:
     return line
 
 
-def tox(call: Call) -> Flow:
+def tox(call: Invocation) -> Flow:
     """`tox -e ENV…` (or every environment): their commands; `tox exec -e ENV -- CMD` runs CMD."""
     args = call.args
     marker = next((i for i, w in enumerate(args) if w.value == "--"), None)
@@ -134,7 +134,7 @@ def tox(call: Call) -> Flow:
     return default_handler(call)
 
 
-def nox(call: Call) -> Flow:
+def nox(call: Invocation) -> Flow:
     """`nox [-s SESSION]`: the noxfile runs (its `session.run(…)` commands are read with it as Python)."""
     found = manifest(call, ("noxfile.py",))
     if found is not None and found[1].script is not None:
@@ -186,7 +186,7 @@ def _remote(word: str) -> bool:
     return word.startswith(("http://", "https://", "git@", "github:")) or ("://" in word)
 
 
-def nextflow(call: Call) -> Flow:
+def nextflow(call: Invocation) -> Flow:
     """`nextflow run PIPELINE`: a pipeline named `org/repo` (or a URL) is fetched and run — its processes run
     here; a local `.nf` file's `script:` blocks are read."""
     words = [w for w in call.args if not w.value.startswith("-")]
@@ -199,7 +199,7 @@ def nextflow(call: Call) -> Flow:
     return default_handler(call)
 
 
-def snakemake(call: Call) -> Flow:
+def snakemake(call: Invocation) -> Flow:
     """`snakemake [-s FILE]`: its rules' `shell:` commands; a Snakefile from a URL is remote code."""
     args = call.args
     named = next((args[i + 1] for i, w in enumerate(args[:-1]) if w.value in ("-s", "--snakefile")), None)
@@ -213,7 +213,7 @@ def snakemake(call: Call) -> Flow:
     return default_handler(call)
 
 
-def cwltool(call: Call) -> Flow:
+def cwltool(call: Invocation) -> Flow:
     """`cwltool TOOL.cwl JOB.yml`: the tool's command line runs; a tool fetched from a URL is remote code."""
     operands = [w for w in call.args if not w.value.startswith("-")]
     if operands and _remote(operands[0].value):
@@ -223,7 +223,7 @@ def cwltool(call: Call) -> Flow:
     return default_handler(call)
 
 
-def dvc(call: Call) -> Flow:
+def dvc(call: Invocation) -> Flow:
     """`dvc repro` / `dvc exp run`: the stages' commands of dvc.yaml."""
     words = [w.value for w in call.args if not w.value.startswith("-")]
     if words[:1] == ["repro"] or words[:2] == ["exp", "run"]:
@@ -235,7 +235,7 @@ def tiltfile_commands(text: str) -> list[str]:
     return [m.group(2) if m.group(2) is not None else m.group(4) for m in _TILT_CALL.finditer(text[: 1 << 16])][:_MAX]
 
 
-def pre_commit(call: Call) -> Flow:
+def pre_commit(call: Invocation) -> Flow:
     """`pre-commit run [HOOK]`, `pre-commit install` / `install-hooks`: the local hooks run (now, or on
     every commit from then on)."""
     words = [w.value for w in call.args if not w.value.startswith("-")]
@@ -252,7 +252,7 @@ def pre_commit(call: Call) -> Flow:
     return default_handler(call)
 
 
-def mise(call: Call) -> Flow:
+def mise(call: Invocation) -> Flow:
     """`mise run TASK…` (`mise r`, `mise tasks run`): the tasks' commands and the hooks (`mise exec` is
     followed by its table, gateway/shell/cli_tables/launchers.yaml)."""
     words = [w.value for w in call.args if not w.value.startswith("-")]
@@ -263,7 +263,7 @@ def mise(call: Call) -> Flow:
     return default_handler(call)
 
 
-def tilt(call: Call) -> Flow:
+def tilt(call: Invocation) -> Flow:
     """`tilt up` / `tilt ci`: the Tiltfile's local commands run."""
     words = [w.value for w in call.args if not w.value.startswith("-")]
     if words[:1] in (["up"], ["ci"]):

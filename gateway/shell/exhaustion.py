@@ -17,7 +17,7 @@ import re
 from gateway.shell import categories as cat
 from gateway.shell import hosts
 from gateway.shell.flow import OPAQUE, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 
 LARGE_BYTES = 8 << 30  # a file this big is a flood, not a fixture
 MANY_ITEMS = 1_000_000  # a listing this long fed one by one to a command that creates things
@@ -42,7 +42,7 @@ def size_of(text: str) -> int | None:
     return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
 
 
-def check_arguments(call: Call) -> None:
+def check_arguments(call: Invocation) -> None:
     """Miners and stress tools by name or by a mining pool in an argument (any program)."""
     if call.name.lower() in MINERS or call.name.lower() in STRESS:
         call.flag(cat.RESOURCE_EXHAUSTION)
@@ -77,7 +77,7 @@ _SERVER_OPTIONS = frozenset({"-h", "--host", "--hostname", "--bootstrap-server",
 _SERVERS_SETTING = re.compile(r"(?:bootstrap\.servers|metadata\.broker\.list|host|hosts|uri)=([^\s]+)", re.I)
 
 
-def _remote_server(call: Call) -> bool:
+def _remote_server(call: Invocation) -> bool:
     """A benchmark's server, named by an option, a `bootstrap.servers=` setting or a URL, is not this machine."""
     values = [w.value for w in call.args[:64]]
     named = [values[i + 1] for i, v in enumerate(values[:-1]) if v in _SERVER_OPTIONS]
@@ -96,7 +96,7 @@ def _remote_address(value: str) -> bool:
     return bool(_ADDRESS.fullmatch(value)) and not hosts.is_local(hosts.normalize(value) or "localhost")
 
 
-def _aims_script(call: Call) -> bool:
+def _aims_script(call: Invocation) -> bool:
     """A load test's script (`k6 run spike.js`, `locust -f x.py`, `artillery run x.yml`) aimed at a remote URL."""
     for word in call.args[:16]:
         content = call.file_content(word) if not word.value.startswith("-") else None
@@ -124,7 +124,7 @@ def _flood_image(value: str) -> bool:
     return any(word in base for word in _FLOOD_IMAGE_WORDS) or base in MINERS
 
 
-def fallocate(call: Call) -> Flow:
+def fallocate(call: Invocation) -> Flow:
     args = call.args
     for i, word in enumerate(args):
         name, eq, rest = word.value.partition("=")
@@ -136,7 +136,7 @@ def fallocate(call: Call) -> Flow:
     return OPAQUE
 
 
-def dd_size(call: Call) -> None:
+def dd_size(call: Invocation) -> None:
     """`dd … bs=1M count=2000000`: how much it writes; an infinite source with no count never stops."""
     values = dict(w.value.split("=", 1) for w in call.args if "=" in w.value)
     block = size_of(values.get("bs", values.get("obs", "512"))) or 512
@@ -151,12 +151,12 @@ def dd_size(call: Call) -> None:
         call.flag(cat.RESOURCE_EXHAUSTION)
 
 
-def truncate_size(call: Call, size: str | None) -> None:
+def truncate_size(call: Invocation, size: str | None) -> None:
     if size is not None and (size_of(size) or 0) >= LARGE_BYTES:
         call.flag(cat.RESOURCE_EXHAUSTION)
 
 
-def seq(call: Call) -> Flow:
+def seq(call: Invocation) -> Flow:
     """seq prints numbers; a count past ``MANY_ITEMS`` marks the listing as huge."""
     numbers = [size_of(w.value) for w in call.args if not w.value.startswith("-") or w.value[1:2].isdigit()]
     known = [n for n in numbers if n is not None]
@@ -165,7 +165,7 @@ def seq(call: Call) -> Flow:
     return OPAQUE
 
 
-def yes(call: Call) -> Flow:
+def yes(call: Invocation) -> Flow:
     return Flow(opaque=True, unbounded=True)
 
 

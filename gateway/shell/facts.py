@@ -44,7 +44,7 @@ NETWORK_STREAM = "net_stream"  # a raw network connection (nc, telnet, socat, op
 _EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`|\$\w+")
 
 
-class Facts:
+class Collector:
     """Mutable collector for one ``analyze`` call."""
 
     __slots__ = ("_commands", "_executables", "_facts", "_fetched", "_git_dirs", "_hosts", "_paths", "_secrets",

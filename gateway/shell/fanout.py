@@ -10,7 +10,7 @@ mistaken for the command.
 from __future__ import annotations
 
 from gateway.shell.flow import OPAQUE, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.options import Spec, scan, spec
 
 _SPECS: dict[str, Spec] = {
@@ -30,7 +30,7 @@ _ALIASES = {"parallel-ssh": "pssh", "pdsh.bin": "pdsh", "parallel-ssh.py": "pssh
 PROGRAMS = (*_SPECS, *_ALIASES)
 
 
-def fan_out(call: Call) -> Flow:
+def fan_out(call: Invocation) -> Flow:
     options = scan(call.args, _SPECS[_ALIASES.get(call.name, call.name)])
     if options.operands:
         call.run_script(" ".join(w.value for w in options.operands))

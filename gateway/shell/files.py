@@ -9,7 +9,7 @@ from gateway.paths import HOME, resolve
 from gateway.shell import categories as cat
 from gateway.shell import exhaustion
 from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.options import scan, short_letters, spec
 from gateway.shell.targets import Target, in_git_dir
 from gateway.shell.words import Word, basename, literal_word, locate
@@ -18,7 +18,7 @@ _RM = spec(flags=["--recursive", "--force", "--dir", "--no-preserve-root", "--pr
                   "--one-file-system", "--interactive", "--verbose"])
 
 
-def rm(call: Call) -> Flow:
+def rm(call: Invocation) -> Flow:
     options = scan(call.args, _RM)
     letters = short_letters(options)
     recursive = "r" in letters or "R" in letters or options.has("--recursive")
@@ -27,7 +27,7 @@ def rm(call: Call) -> Flow:
     return EMPTY
 
 
-def rmdir(call: Call) -> Flow:
+def rmdir(call: Invocation) -> Flow:
     """rmdir removes only empty directories: no data can go, whatever it is pointed at (`find . -type d |
     xargs rmdir`). It still writes where it removes (a file scope holds), and a system directory is a
     system write."""
@@ -36,7 +36,7 @@ def rmdir(call: Call) -> Flow:
     return EMPTY
 
 
-def unlink(call: Call) -> Flow:
+def unlink(call: Invocation) -> Flow:
     for word in scan(call.args, spec()).operands:
         call.delete(word, False)
     return EMPTY
@@ -45,7 +45,7 @@ def unlink(call: Call) -> Flow:
 _SHRED = spec("ns", ["--iterations", "--size", "--random-source", "--remove"])
 
 
-def shred(call: Call) -> Flow:
+def shred(call: Invocation) -> Flow:
     # Overwriting destroys the content whether or not -u also unlinks the file.
     for word in scan(call.args, _SHRED).operands:
         call.delete(word, False)
@@ -56,7 +56,7 @@ _TRUNCATE = spec("sr", ["--size", "--reference"])
 _ZERO_SIZE = re.compile(r"0+(?:[KMGTPEZY](?:i?B)?|B)?", re.IGNORECASE)
 
 
-def truncate(call: Call) -> Flow:
+def truncate(call: Invocation) -> Flow:
     options = scan(call.args, _TRUNCATE)
     size = options.value("-s", "--size")
     emptied = size is not None and bool(_ZERO_SIZE.fullmatch(size.value))
@@ -80,7 +80,7 @@ _LOOKUP = re.compile(r"\$\((?:which|command\s+-v|type\s+-[Pp]|whereis\s+-b)\s+([
 _BIN_DIRS = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/", "/snap/bin/")
 
 
-def remember_copies(call: Call, sources: list[Word], destination: Word | None, into_dir: bool) -> None:
+def remember_copies(call: Invocation, sources: list[Word], destination: Word | None, into_dir: bool) -> None:
     """`cp /bin/rm ./x`, `ln -s /bin/rm /tmp/del`, `install /usr/bin/rm ./cleanup`: the new name runs the same
     program. Remembered so that running it is judged as the original command (a rename is no way around
     the analysis)."""
@@ -101,7 +101,7 @@ def remember_copies(call: Call, sources: list[Word], destination: Word | None, i
         call.scope.renamed[basename(target)] = original  # reachable by name if its directory is on PATH
 
 
-def _sources_and_destination(call: Call) -> tuple[list[Word], Word | None]:
+def _sources_and_destination(call: Invocation) -> tuple[list[Word], Word | None]:
     options = scan(call.args, _MV_CP)
     target_dir = options.value("-t", "--target-directory")
     if target_dir is not None:
@@ -111,7 +111,7 @@ def _sources_and_destination(call: Call) -> tuple[list[Word], Word | None]:
     return options.operands[:-1], options.operands[-1]
 
 
-def mv(call: Call) -> Flow:
+def mv(call: Invocation) -> Flow:
     sources, destination = _sources_and_destination(call)
     home_to_home = False
     if destination is not None:
@@ -131,7 +131,7 @@ def mv(call: Call) -> Flow:
     return EMPTY
 
 
-def _relocates_within_home(call: Call, word: Word) -> bool:
+def _relocates_within_home(call: Invocation, word: Word) -> bool:
     if not word.exact:
         return False
     path = call.inspect(word)
@@ -142,7 +142,7 @@ def _relocates_within_home(call: Call, word: Word) -> bool:
             and not in_git_dir(path) and not path.endswith("/.git"))
 
 
-def cp(call: Call) -> Flow:
+def cp(call: Invocation) -> Flow:
     sources, destination = _sources_and_destination(call)
     for word in sources:
         call.read(word)
@@ -155,7 +155,7 @@ def cp(call: Call) -> Flow:
 _INSTALL = spec("mogtSZ", ["--mode", "--owner", "--group", "--target-directory", "--suffix"])
 
 
-def install(call: Call) -> Flow:
+def install(call: Invocation) -> Flow:
     options = scan(call.args, _INSTALL)
     if options.has("-d", "--directory"):
         for word in options.operands:
@@ -175,7 +175,7 @@ def install(call: Call) -> Flow:
 _LN = spec("tS", ["--target-directory", "--suffix"])
 
 
-def ln(call: Call) -> Flow:
+def ln(call: Invocation) -> Flow:
     options = scan(call.args, _LN)
     operands = options.operands
     target_dir = options.value("-t", "--target-directory")
@@ -200,7 +200,7 @@ def ln(call: Call) -> Flow:
 _TOUCH = spec("drt", ["--date", "--reference", "--time"])
 
 
-def touch(call: Call) -> Flow:
+def touch(call: Invocation) -> Flow:
     options = scan(call.args, _TOUCH)
     for word in options.values("-r", "--reference"):
         call.read(word)
@@ -212,13 +212,13 @@ def touch(call: Call) -> Flow:
 _MKDIR = spec("m", ["--mode", "--context"])
 
 
-def mkdir(call: Call) -> Flow:
+def mkdir(call: Invocation) -> Flow:
     for word in scan(call.args, _MKDIR).operands:
         call.write(word, directory=True)
     return EMPTY
 
 
-def tee(call: Call) -> Flow:
+def tee(call: Invocation) -> Flow:
     for word in scan(call.args, spec(long=["--output-error"])).operands:
         call.write(word)
         path = locate(word, call.scope.cwd, call.scope.cwd_known, call.facts.home)
@@ -227,7 +227,7 @@ def tee(call: Call) -> Flow:
     return call.stdin
 
 
-def dd(call: Call) -> Flow:
+def dd(call: Invocation) -> Flow:
     exhaustion.dd_size(call)
     out: Flow = call.stdin
     wrote = False
@@ -245,7 +245,7 @@ def dd(call: Call) -> Flow:
     return EMPTY if wrote else out
 
 
-def cd(call: Call) -> Flow:
+def cd(call: Invocation) -> Flow:
     options = scan(call.args, spec())
     scope = call.scope
     if not options.operands:
@@ -257,12 +257,12 @@ def cd(call: Call) -> Flow:
     return EMPTY
 
 
-def popd(call: Call) -> Flow:
+def popd(call: Invocation) -> Flow:
     call.scope.change_dir(None)  # the directory stack is not tracked
     return EMPTY
 
 
-def inspect_operands(call: Call) -> Flow:
+def inspect_operands(call: Invocation) -> Flow:
     """ls, stat, du, …: look at paths without reading their content."""
     for word in call.args:
         if not word.value.startswith("-"):
@@ -270,7 +270,7 @@ def inspect_operands(call: Call) -> Flow:
     return OPAQUE
 
 
-def file_(call: Call) -> Flow:
+def file_(call: Invocation) -> Flow:
     """file(1): looks at its operands, but reads the name list of -f and the magic file of -m."""
     options = scan(call.args, spec("fmFeP", ["--files-from", "--magic-file", "--separator", "--exclude",
                                              "--parameter"]))
@@ -281,7 +281,7 @@ def file_(call: Call) -> Flow:
     return OPAQUE
 
 
-def path_text(call: Call) -> Flow:
+def path_text(call: Invocation) -> Flow:
     """dirname, basename, realpath, readlink -f, pwd: what they print is known when their operand is, so
     `cd "$(dirname "$0")/.."` moves somewhere known (the walker substitutes known output)."""
     operands = [w for w in call.args if not w.value.startswith("-")]
@@ -302,7 +302,7 @@ def path_text(call: Call) -> Flow:
     return Flow(script=resolve(value, scope.cwd, call.facts.home))  # realpath, readlink -f
 
 
-def mktemp(call: Call) -> Flow:
+def mktemp(call: Invocation) -> Flow:
     """mktemp prints the name of a new file or directory under TMPDIR (or -p/--tmpdir DIR, or the
     template's directory): deleting it later (`trap 'rm -rf "$tmp"' EXIT`) is cleaning up, not destroying."""
     options = scan(call.args, spec("pt", ["--tmpdir", "--suffix"]))

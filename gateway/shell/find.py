@@ -7,7 +7,7 @@ import fnmatch
 from gateway.credentials import seeks_secrets
 from gateway.shell import categories as cat
 from gateway.shell.flow import Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.targets import ALL, SOME, UNKNOWN, Target
 from gateway.shell.words import Word, placeholder, target_of
 
@@ -26,7 +26,7 @@ _ONE_VALUE = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iw
 _WRITES_FILE = frozenset({"-fprint", "-fprint0", "-fls", "-fprintf"})
 
 
-def find(call: Call) -> Flow:
+def find(call: Invocation) -> Flow:
     args = call.args
     i = 0
     while i < len(args) and (
@@ -97,7 +97,7 @@ def _inside(word: Word, target: Target) -> Word:
     return Word(value, literal=False, wild=value.index("*"))
 
 
-def _results(call: Call, root: Word, filtered: bool, hits_git: bool) -> Target:
+def _results(call: Invocation, root: Word, filtered: bool, hits_git: bool) -> Target:
     scope = call.scope
     base = target_of(root, scope.cwd, scope.cwd_known, call.facts.home)
     if base.path is None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from gateway.paths import is_within
@@ -25,10 +24,8 @@ from gateway.shell import categories as cat
 from gateway.shell import lexicon, program_text
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.generic import note_arguments
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Handler, Invocation
 from gateway.shell.words import Word, literal_word
-
-Handler = Callable[[Call], Flow]
 
 _INFO = frozenset({"--version", "-version", "-v", "-V", "--help", "-help", "-h", "-?"})
 
@@ -152,7 +149,7 @@ CONSOLES: dict[str, frozenset[str]] = {
 
 
 def _handler(program: _Program) -> Handler:
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         args = call.args
         if args and all(w.value in _INFO for w in args):
             return OPAQUE
@@ -217,7 +214,7 @@ def _handler(program: _Program) -> Handler:
     return handle
 
 
-def _from_stdin(call: Call) -> None:
+def _from_stdin(call: Invocation) -> None:
     """A program read from standard input: downloaded bytes are remote code, known text is read like a script's,
     anything else is unknowable."""
     if call.stdin.payload:
@@ -238,7 +235,7 @@ def _decoded(text: str) -> str:
         return text
 
 
-def _read_script(call: Call, word: Word) -> None:
+def _read_script(call: Invocation, word: Word) -> None:
     """A script file the command hook sent with the call (acteon_core/attachments.py): no parser reads its language,
     but its text is read for what it names — SQL that drops or truncates, client calls that delete or
     deploy, secrets, hosts — like any program's (``program_text``)."""
@@ -254,7 +251,7 @@ def _read_script(call: Call, word: Word) -> None:
 def dart(handler: Handler) -> Handler:
     """`dart run tool/x.dart`, `dart tool/x.dart`: a Dart program of the workspace, read like any program in a
     language with no parser here (``program_text``: `Process.run('rm', ['-rf', …])`, client calls)."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         operands = [w for w in call.args if not w.value.startswith("-")]
         if operands[:1] and operands[0].value == "run":
             operands = operands[1:]
@@ -269,7 +266,7 @@ def java(handler: Handler) -> Handler:
     """`java tools/Purge.java` (Java 11+ runs a source file as it is), `jbang x.java`, `kotlin x.main.kts`: a
     program of the workspace, read like any program in a language with no parser here (``program_text``:
     `new ProcessBuilder("rm", "-rf", …)`, SQL handed to a driver)."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         for word in call.args:
             if not word.value.startswith("-") and word.value.endswith((".java", ".kts", ".kt", ".groovy")):
                 _read_script(call, word)
@@ -281,7 +278,7 @@ def java(handler: Handler) -> Handler:
     return handle
 
 
-def blender(call: Call) -> Flow:
+def blender(call: Invocation) -> Flow:
     """`blender -b scene.blend --python-expr CODE` / `-P script.py` runs Python inside Blender (judged as Python);
     `-o //renders/x_####` writes beside the .blend file (Blender's `//` is that folder, not the root)."""
     args = call.args
@@ -302,7 +299,7 @@ def blender(call: Call) -> Flow:
 def mix(handler: Handler) -> Handler:
     """`mix run -e CODE`, `mix run priv/repo/x.exs`: Elixir code run inside the project's application (its
     repository, its credentials) — read as `elixir -e CODE` / `elixir x.exs` would be, then by mix's table."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         words = [w.value for w in call.args]
         if "run" in words[:3] and not any(w.startswith("-") for w in words[:words.index("run")]):
             rest = call.args[words.index("run") + 1:]
@@ -322,7 +319,7 @@ def _harmless(program: _Program, text: str) -> bool:
 _M4_SYSCMD = re.compile(r"\be?syscmd\s*\(\s*`?([^)']*)'?\s*\)")
 
 
-def m4(call: Call) -> Flow:
+def m4(call: Invocation) -> Flow:
     """m4 runs `syscmd(CMD)`/`esyscmd(CMD)` from its input; input we can see is checked for them."""
     operands = [w for w in call.args if not w.value.startswith("-")]
     texts = [call.stdin.script] if call.stdin.script is not None else []
@@ -338,7 +335,7 @@ def m4(call: Call) -> Flow:
     return OPAQUE
 
 
-def run_parts(call: Call) -> Flow:
+def run_parts(call: Invocation) -> Flow:
     """run-parts DIR runs every program in DIR: a system directory (`/bin`) means running anything."""
     values = [w.value for w in call.args]
     if "--test" in values or "--list" in values:
@@ -352,7 +349,7 @@ def run_parts(call: Call) -> Flow:
     return OPAQUE
 
 
-def session(call: Call) -> Flow:
+def session(call: Invocation) -> Flow:
     """screen, tmux, capsh, sg, file managers …: a shell or a command typed into them runs."""
     words = [w.value for w in call.args if not w.value.startswith("-") or w.value in _SESSION_QUERIES]
     if not (words[:1] and words[0] in _SESSION_QUERIES):
@@ -369,7 +366,7 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-def opens_console(call: Call) -> bool:
+def opens_console(call: Invocation) -> bool:
     """`terraform console`, `dotnet fsi` (no script), `ansible-test shell` …: a REPL of the CLI itself."""
     subcommands = CONSOLES.get(call.name)
     if not subcommands:

@@ -22,7 +22,7 @@ from gateway.persistence import is_persistence_path
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.flow import OPAQUE, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.words import Word
 
 
@@ -45,7 +45,7 @@ def looks_like_path(word: Word) -> bool:
 EMBEDDED_PATH = re.compile(r"(?:^|[\s=@:,'\"({])(?:file://)?((?:~|/)[\w.~/+-]+)")
 
 
-def note_arguments(call: Call, args: list[Word]) -> None:
+def note_arguments(call: Invocation, args: list[Word]) -> None:
     """Record path-like arguments (and `--opt=PATH` values, and paths inside arguments) as read, URL hosts
     as contacted. A location that runs code later (a crontab, an rc file, a git hook) or an agent's
     settings is taken as written: a program we know nothing about may well write what it is given
@@ -67,10 +67,10 @@ def note_arguments(call: Call, args: list[Word]) -> None:
                     _note_path(call, Word(match.group(1)))
 
 
-def noting(handler: Callable[[Call], Flow]) -> Callable[[Call], Flow]:
+def noting(handler: Callable[[Invocation], Flow]) -> Callable[[Invocation], Flow]:
     """``handler``, then the paths and hosts the arguments name, as for any program (:func:`note_arguments`):
     for handlers that judge a command's meaning and leave its paths to the common accounting."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         flow = handler(call)
         note_arguments(call, call.args)
         return flow
@@ -78,7 +78,7 @@ def noting(handler: Callable[[Call], Flow]) -> Callable[[Call], Flow]:
     return handle
 
 
-def _note_path(call: Call, word: Word) -> None:
+def _note_path(call: Invocation, word: Word) -> None:
     path = call.read(word)
     if path is None:
         return
@@ -115,7 +115,7 @@ def is_shell(value: str) -> bool:
     return value.rsplit("/", 1)[-1] in SHELLS and (value.startswith("/") or "/" not in value)
 
 
-def default_handler(call: Call) -> Flow:
+def default_handler(call: Invocation) -> Flow:
     args = call.args
     for i, word in enumerate(args):
         value = word.value
@@ -142,7 +142,7 @@ _OUTPUT_OPTIONS = frozenset({"-o", "--output", "--out", "--outfile", "--output-f
 # (`-w` is not among them: it is a working directory (`docker run -w /app`) or a wait time as often.)
 
 
-def _output_options(call: Call, args: list[Word]) -> None:
+def _output_options(call: Invocation, args: list[Word]) -> None:
     for i, word in enumerate(args):
         name, eq, rest = word.value.partition("=")
         if name in _OUTPUT_OPTIONS:
@@ -151,7 +151,7 @@ def _output_options(call: Call, args: list[Word]) -> None:
                 call.write(target)  # a system or persistence location is judged as any write there
 
 
-def no_effect(call: Call) -> Flow:
+def no_effect(call: Invocation) -> Flow:
     """Builtins and utilities that change nothing (true, sleep, date, pwd, …). Their path arguments are
     still read (`date -f /etc/shadow` prints the file's lines in its error messages)."""
     note_arguments(call, call.args)

@@ -27,10 +27,10 @@ from tree_sitter import Node
 from gateway.paths import HOME
 from gateway.persistence import is_persistence_path
 from gateway.shell import categories as cat
-from gateway.shell.facts import Facts
+from gateway.shell.facts import Collector
 from gateway.shell.flow import Flow, Scope
 from gateway.shell.generic import EMBEDDED_PATH, SHELL_INSIDE, SHELLS, is_shell
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.syntax import text_of
 from gateway.shell.words import Word, locate
 
@@ -60,7 +60,7 @@ PATH_VARIABLES = frozenset({"PATH", "GIT_EXEC_PATH", "GROFF_BIN_PATH", "PYTHONPA
 _MAX_CANDIDATES = 256  # words of one command examined (the command line is already bounded)
 
 
-def check(call: Call) -> None:
+def check(call: Invocation) -> None:
     """Judge what ``call`` hands its program."""
     scope = call.scope
     written = scope.written()
@@ -84,7 +84,7 @@ def check(call: Call) -> None:
                     judge_content(call, flow)
 
 
-def path_variable(call: Call, value: str, written: dict[str, Flow] | None = None) -> None:
+def path_variable(call: Invocation, value: str, written: dict[str, Flow] | None = None) -> None:
     """`PATH=$PATH:/tmp/d prog`, `GROFF_BIN_PATH=. nroff`: a directory searched for helpers, holding a shell
     under another name or a file written just before."""
     for part in value.split(":")[:64]:
@@ -115,7 +115,7 @@ def _candidates(args: list[Word]) -> list[tuple[Word, str]]:
     return out
 
 
-def _hands_shell(call: Call, text: str) -> bool:
+def _hands_shell(call: Invocation, text: str) -> bool:
     stripped = text.lstrip("|!")
     tokens = stripped.split()
     if not tokens:
@@ -130,7 +130,7 @@ def _hands_shell(call: Call, text: str) -> bool:
     return True
 
 
-def _hands_path(call: Call, word: Word, written: dict[str, Flow]) -> None:
+def _hands_path(call: Invocation, word: Word, written: dict[str, Flow]) -> None:
     scope = call.scope
     path = locate(word, scope.cwd, scope.cwd_known, call.facts.home)
     if path is None:
@@ -159,7 +159,7 @@ def invokes_shell(text: str) -> bool:
     return bool(SHELL_INSIDE.search(text) or _SHELL_CALL.search(text))
 
 
-def plants_command(facts: Facts, path: str, flow: Flow) -> None:
+def plants_command(facts: Collector, path: str, flow: Flow) -> None:
     """Shell-starting text written to a dot-file or a `~/.config` file in a home directory (`.rtorrent.rc`
     `execute = /bin/sh …`, procps' `toprc` pipe fields): some program will run it later, on its own."""
     if flow.script is None or not invokes_shell(flow.script):
@@ -169,7 +169,7 @@ def plants_command(facts: Facts, path: str, flow: Flow) -> None:
         facts.flag(cat.PERSISTENCE)
 
 
-def judge_content(call: Call, flow: Flow) -> None:
+def judge_content(call: Invocation, flow: Flow) -> None:
     """A file this command line wrote is loaded by a program that may run it."""
     if flow.payload:
         call.flag(cat.REMOTE_CODE)

@@ -14,7 +14,7 @@ import re
 
 from gateway.shell import categories as cat
 from gateway.shell.flow import OPAQUE, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.options import scan, spec
 from gateway.shell.words import Word, literal_word
 
@@ -39,14 +39,14 @@ _ARRAY = re.compile(r"(\d+)-(\d+)")
 _FLOOD_TASKS = 10_000
 
 
-def _array_flood(call: Call, options_values: list[Word]) -> None:
+def _array_flood(call: Invocation, options_values: list[Word]) -> None:
     for word in options_values:
         for low, high in _ARRAY.findall(word.value):
             if int(high) - int(low) >= _FLOOD_TASKS:
                 call.flag(cat.RESOURCE_EXHAUSTION)  # `sbatch --array=1-100000 …`: a shared queue flooded
 
 
-def srun(call: Call) -> Flow:
+def srun(call: Invocation) -> Flow:
     """`srun [opts] CMD…`, `salloc [opts] [CMD…]`: CMD runs on the allocated nodes."""
     options = scan(call.args, _SRUN)
     _array_flood(call, options.values("-a", "--array"))
@@ -57,7 +57,7 @@ def srun(call: Call) -> Flow:
     return OPAQUE
 
 
-def sbatch(call: Call) -> Flow:
+def sbatch(call: Invocation) -> Flow:
     """`sbatch --wrap 'CMD'` runs CMD through a shell; `sbatch job.sh ARGS` runs the job script."""
     options = scan(call.args, _SRUN)
     _array_flood(call, options.values("-a", "--array"))
@@ -68,7 +68,7 @@ def sbatch(call: Call) -> Flow:
     return OPAQUE
 
 
-def mpirun(call: Call) -> Flow:
+def mpirun(call: Invocation) -> Flow:
     """`mpirun -n 64 CMD…` / `mpiexec`: CMD runs on every rank."""
     args = call.args
     i = 0
@@ -77,7 +77,7 @@ def mpirun(call: Call) -> Flow:
     return call.invoke(args[i:], call.stdin) if i < len(args) else OPAQUE
 
 
-def qsub(call: Call) -> Flow:
+def qsub(call: Invocation) -> Flow:
     """PBS/Torque/SGE `qsub [opts] -- CMD…` runs CMD; `qsub job.sh` runs the job script."""
     args = call.args
     marker = next((i for i, w in enumerate(args) if w.value == "--"), None)
@@ -93,7 +93,7 @@ def qsub(call: Call) -> Flow:
     return OPAQUE
 
 
-def container(call: Call) -> Flow:
+def container(call: Invocation) -> Flow:
     """`apptainer|singularity exec|run [opts] IMAGE CMD…`, `… shell IMAGE`: binds of host folders, then CMD."""
     words = [w.value for w in call.args]
     verb = next((w for w in words if not w.startswith("-")), "")

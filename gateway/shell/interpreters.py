@@ -12,7 +12,6 @@ not parse falls back to pattern matching. Languages with no parser here are ``fo
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gateway.shell import categories as cat
@@ -21,15 +20,13 @@ from gateway.shell import code as program
 from gateway.shell.facts import SHELL_READS_STDIN
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
 from gateway.shell.generic import note_arguments
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Handler, Invocation
 from gateway.shell.options import scan, spec
 from gateway.shell.packages import pip_arguments
 from gateway.shell.words import Word, join_words
 
-Handler = Callable[[Call], Flow]
 
-
-def execute(call: Call, flow: Flow) -> None:
+def execute(call: Invocation, flow: Flow) -> None:
     """``flow`` is about to run as shell code."""
     if flow.payload:
         call.flag(cat.REMOTE_CODE)
@@ -39,7 +36,7 @@ def execute(call: Call, flow: Flow) -> None:
         call.flag(cat.DYNAMIC_COMMAND)
 
 
-def run_code_word(call: Call, word: Word) -> None:
+def run_code_word(call: Invocation, word: Word) -> None:
     """A shell-code argument (`bash -c WORD`, `eval WORDS`)."""
     if word.flow.payload:
         call.flag(cat.REMOTE_CODE)
@@ -52,7 +49,7 @@ def run_code_word(call: Call, word: Word) -> None:
 _SHELL_VALUE_OPTIONS = frozenset({"--rcfile", "--init-file", "-o", "+o", "-O", "+O"})
 
 
-def shell(call: Call) -> Flow:
+def shell(call: Invocation) -> Flow:
     args = call.args
     i = 0
     command_mode = False
@@ -118,13 +115,13 @@ _INFO_OPTIONS = frozenset({"--version", "--help", "-version", "-help", "--dump-s
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 
 
-def eval_(call: Call) -> Flow:
+def eval_(call: Invocation) -> Flow:
     if call.args:
         run_code_word(call, join_words(call.args))
     return OPAQUE
 
 
-def source(call: Call) -> Flow:
+def source(call: Invocation) -> Flow:
     operands = [w for w in call.args if w.value != "--"]
     if operands:
         content = call.file_content(operands[0])
@@ -133,14 +130,14 @@ def source(call: Call) -> Flow:
     return OPAQUE
 
 
-def trap(call: Call) -> Flow:
+def trap(call: Invocation) -> Flow:
     operands = [w for w in call.args if not w.value.startswith("-")]
     if len(operands) >= 2 and operands[0].value:
         run_code_word(call, operands[0])  # runs later, on the signal
     return EMPTY
 
 
-def alias(call: Call) -> Flow:
+def alias(call: Invocation) -> Flow:
     """`alias x='…'`: the body is analysed as code, and the name runs its program from now on (`alias q=psql;
     q -c 'DROP …'` is psql: an agent's shell may expand aliases — Claude Code's snapshot turns them on)."""
     for word in call.args:
@@ -157,7 +154,7 @@ def alias(call: Call) -> Flow:
 _ALIAS_NAME = re.compile(r"[A-Za-z_][\w.+-]*")
 
 
-def script_command(call: Call) -> Flow:
+def script_command(call: Invocation) -> Flow:
     """util-linux `script -c CMD [logfile]`."""
     options = scan(call.args, spec("cTBIOE", ["--command", "--log-timing", "--log-io", "--log-in",
                                               "--log-out", "--echo"]))
@@ -265,7 +262,7 @@ def _parse(args: list[Word], lang: _Language) -> _Parsed:
     return out
 
 
-def analyze_code(call: Call, code: str, lang: _Language) -> None:
+def analyze_code(call: Invocation, code: str, lang: _Language) -> None:
     """Program text in a language other than bash: what its text says, then what its API calls do."""
     program_text.judge(call, code, lang.name)
     effects = program.effects_of(lang.name, code) if lang.name else None
@@ -283,12 +280,12 @@ def analyze_code(call: Call, code: str, lang: _Language) -> None:
             call.run_script(command)
 
 
-def python_code(call: Call, code: str) -> None:
+def python_code(call: Invocation, code: str) -> None:
     """Python program text run by something other than the interpreter's command line (a notebook's cells)."""
     analyze_code(call, code, _PYTHON)
 
 
-def _apply(call: Call, effects: list[program.Effect]) -> None:
+def _apply(call: Invocation, effects: list[program.Effect]) -> None:
     """Judge each API call like the shell command it amounts to."""
     for effect in effects:
         kind, value = effect.kind, effect.value
@@ -322,7 +319,7 @@ def _apply(call: Call, effects: list[program.Effect]) -> None:
 
 
 def _interpreter(lang: _Language) -> Handler:
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         parsed = _parse(call.args, lang)
         # Modules loaded by an option are part of the program (`perl -MLWP::Simple -e 'eval get($u)'`,
         # `ruby -ropen-uri -e …`): their names count for what its text says it does.
@@ -371,7 +368,7 @@ def _interpreter(lang: _Language) -> Handler:
 _TASK_SCRIPTS = frozenset({"manage.py", "artisan", "console"})  # Django, Laravel, Symfony
 
 
-def _run_foreign(call: Call, flow: Flow, lang: _Language) -> None:
+def _run_foreign(call: Invocation, flow: Flow, lang: _Language) -> None:
     if flow.payload:
         call.flag(cat.REMOTE_CODE)
     if flow.script is not None:
@@ -396,7 +393,7 @@ def js_runtime(handler: Handler) -> Handler:
     """bun and deno are JavaScript interpreters as well as package managers: `bun -e CODE`, `deno eval CODE`,
     `bun x.ts`, `bun run scripts/x.ts`, `deno run -A x.ts` read their code like `node -e` and `node x.js`;
     the rest (`bun run build`, `deno task x`, installs) goes to ``handler``."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         args = call.args
         words = [w.value for w in args]
         code: Word | None = None

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from gateway.shell.facts import Facts
+from gateway.shell.facts import Collector
 from gateway.shell.flow import EMPTY, PAYLOAD, Flow, Scope
 from gateway.shell.words import Word
 
@@ -19,13 +20,13 @@ class Runner(Protocol):
 
 
 @dataclass(slots=True)
-class Call:
+class Invocation:
     name: str  # basename of the command word
     args: list[Word]  # arguments after the command word
     scope: Scope
     stdin: Flow
     depth: int
-    facts: Facts
+    facts: Collector
     runner: Runner
 
     @property
@@ -79,3 +80,7 @@ class Call:
     def invoke(self, argv: list[Word], stdin: Flow = EMPTY) -> Flow:
         """Analyze a command this one runs (find -exec)."""
         return self.runner.invoke(argv, self.scope.copy(), stdin, self.depth + 1)
+
+
+# What every family of programs provides: one invocation in, what its output carries out.
+Handler = Callable[[Invocation], Flow]

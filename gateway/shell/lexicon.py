@@ -14,7 +14,7 @@ import re
 
 from gateway.shell import categories as cat
 from gateway.shell.databases import statement_effect
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.words import Word
 
 VERBS: dict[str, str] = {
@@ -46,7 +46,7 @@ _PARTS = re.compile(r"[-_:.]")
 _MAX_WORDS = 3
 
 
-def judge(call: Call) -> None:
+def judge(call: Invocation) -> None:
     """Flag what the verbs in the subcommand words and long option names of ``call`` say it does. Only a
     call shaped like a CLI's (a subcommand with a target or options: `x deploy web`, `x submit --prod`) is
     read: `form submit` names no program anyone ships. SQL it is handed runs on some database
@@ -90,7 +90,7 @@ _LOCAL_NOUNS = frozenset({"component", "components", "toolchain", "toolchains", 
                           "pub", "pod", "pods", "crate", "crates", "lib", "libs", "tool", "tools", "model", "models"})
 
 
-def judge_resource_verbs(call: Call) -> None:
+def judge_resource_verbs(call: Invocation) -> None:
     """`PROGRAM NOUN… VERB …`: a remove of a service's resource is ``infra_destroy``; a create or change of an
     identity (a user, a token, a role, an ACL) is ``credential_creation``, of a comment or message
     ``outward_message``, of anything else ``infra_change`` — and `PROGRAM rm THING` removes one too."""
@@ -125,7 +125,7 @@ def judge_resource_verbs(call: Call) -> None:
             return
 
 
-def judge_launched(call: Call, args: list[Word], program: str = "") -> None:
+def judge_launched(call: Invocation, args: list[Word], program: str = "") -> None:
     """The arguments of a program the project itself launches — `go run ./cmd/purge -- --all`, `cargo run --
     vehicles decommission`, `python3 tools/x.py wipe --env prod`, `python -m app.jobs rebuild --drop-existing`:
     a program nobody described, read the same way; its own name too (`tools/purge_tenant.py`)."""
@@ -145,7 +145,7 @@ def program_verb(program: str) -> str | None:
 _REHEARSALS = frozenset({"--dry-run", "--dryrun", "--dry_run", "--what-if", "--noop", "--simulate", "--check"})
 
 
-def judge_words(call: Call, args: list[Word]) -> None:
+def judge_words(call: Invocation, args: list[Word]) -> None:
     if any(w.value.split("=", 1)[0] in _REHEARSALS for w in args):
         return  # a rehearsal does nothing
     operands = [w for w in args if not w.value.startswith("-")]

@@ -8,7 +8,7 @@ simple command. So there are three layers, each of which turns "too much" into a
 
 1. ``prescan`` (here, before the parser): size, and counts of the token shapes the parser is
    quadratic on. Linear, a few string scans.
-2. Budgets inside the walk (``Facts``): syntax nodes visited, simple commands, nesting depth.
+2. Budgets inside the walk (``Collector``): syntax nodes visited, simple commands, nesting depth.
 3. Isolation (``gateway.analyzer``): the analysis runs in a child process with a wall-time and a
    memory cap, so whatever slips past 1 and 2 — or a native crash — costs one call, not the worker.
 

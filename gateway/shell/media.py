@@ -8,7 +8,7 @@ overwrites a file outside the workspace as surely as `cp` would, so its paths ge
 from __future__ import annotations
 
 from gateway.shell.flow import EMPTY, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 
 # ffmpeg options that take no value (every other `-x` takes one: `-c:v prores_ks`, `-vf scale=…`).
 _FFMPEG_FLAGS = frozenset({"-y", "-n", "-an", "-vn", "-sn", "-dn", "-nostdin", "-hide_banner", "-stats", "-nostats",
@@ -26,7 +26,7 @@ _MAGICK_NO_VALUE = frozenset({"flip", "flop", "strip", "negate", "normalize", "m
 _MAGICK_READERS = frozenset({"identify", "compare", "display", "stream"})
 
 
-def ffmpeg(call: Call) -> Flow:
+def ffmpeg(call: Invocation) -> Flow:
     args = call.args
     i = 0
     while i < len(args):
@@ -43,7 +43,7 @@ def ffmpeg(call: Call) -> Flow:
     return EMPTY
 
 
-def imagemagick(call: Call) -> Flow:
+def imagemagick(call: Invocation) -> Flow:
     """`convert IN… [options] OUT`, `magick IN… OUT`: the last operand is written; `mogrify` rewrites its
     operands in place (unless `-path DIR` sends them elsewhere)."""
     args = [w for w in call.args if w.value != "--"]

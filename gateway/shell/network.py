@@ -17,7 +17,7 @@ from gateway.shell import services
 from gateway.shell.databases import statement_effect
 from gateway.shell.facts import NETWORK_STREAM
 from gateway.shell.flow import EMPTY, OPAQUE, PAYLOAD, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.options import scan, short_letters, spec
 from gateway.shell.words import Word, literal_word
 
@@ -28,18 +28,18 @@ def _remote(hosts: list[str | None]) -> bool:
     return not known or any(not hostnames.is_local(h) for h in known)
 
 
-def _sends_local_data(call: Call) -> bool:
+def _sends_local_data(call: Invocation) -> bool:
     return call.stdin.local_data
 
 
-def _check_secrets(call: Call) -> None:
+def _check_secrets(call: Invocation) -> None:
     """A request whose URL, headers or body carry a secret (`-H "Authorization: $GITHUB_TOKEN"`, a key in
     the query string) sends that secret to whoever answers: exfiltration."""
     if any(mentions_secret(w.value) for w in call.args):
         call.flag(cat.EXFILTRATION)
 
 
-def _sql_sent(call: Call, fields: list[str]) -> None:
+def _sql_sent(call: Invocation, fields: list[str]) -> None:
     """SQL sent to a database's HTTP API (`/exec?query=DROP TABLE x`, `--data-urlencode "query=TRUNCATE …"`,
     ClickHouse's body): judged as SQL, as a database client's would be."""
     for field in fields[:32]:
@@ -82,7 +82,7 @@ _CURL_DATA = ("-d", "--data", "--data-binary", "--data-ascii", "--json", "--data
 _RAW_SCHEMES = ("gopher://", "dict://", "telnet://")
 
 
-def curl(call: Call) -> Flow:
+def curl(call: Invocation) -> Flow:
     _check_secrets(call)
     options = scan(call.args, _CURL)
     urls = [w for w in options.operands] + options.values("--url")
@@ -164,7 +164,7 @@ _WGET = spec(
 )
 
 
-def wget(call: Call) -> Flow:
+def wget(call: Invocation) -> Flow:
     _check_secrets(call)
     options = scan(call.args, _WGET)
     urls = options.operands
@@ -196,7 +196,7 @@ def wget(call: Call) -> Flow:
     return EMPTY
 
 
-def httpie(call: Call) -> Flow:
+def httpie(call: Invocation) -> Flow:
     _check_secrets(call)
     """httpie (`http`, `https`): `field=@file`, `field:=@file` and `@file` send local files."""
     hosts: list[str | None] = []
@@ -235,7 +235,7 @@ _NC = spec("pswiOTVIqXxegGMcm", ["--exec", "--sh-exec", "--lua-exec", "--proxy",
                                   "--output", "--idle-timeout", "--wait", "--source-port", "--source"])
 
 
-def netcat(call: Call) -> Flow:
+def netcat(call: Invocation) -> Flow:
     options = scan(call.args, _NC)
     call.role(NETWORK_STREAM)
     if options.has("-e", "-c", "--exec", "--sh-exec", "--lua-exec"):
@@ -251,7 +251,7 @@ def netcat(call: Call) -> Flow:
     return PAYLOAD
 
 
-def telnet(call: Call) -> Flow:
+def telnet(call: Invocation) -> Flow:
     operands = scan(call.args, spec("lnbeS")).operands
     call.role(NETWORK_STREAM)
     host = call.host(hostnames.user_host(operands[0].value)) if operands else None
@@ -261,7 +261,7 @@ def telnet(call: Call) -> Flow:
     return PAYLOAD
 
 
-def socat(call: Call) -> Flow:
+def socat(call: Invocation) -> Flow:
     call.role(NETWORK_STREAM)
     hosts: list[str | None] = []
     reads_file = False
@@ -289,7 +289,7 @@ def socat(call: Call) -> Flow:
     return PAYLOAD
 
 
-def openssl(call: Call) -> Flow:
+def openssl(call: Invocation) -> Flow:
     args = call.args
     if not args:
         return OPAQUE
@@ -319,7 +319,7 @@ def openssl(call: Call) -> Flow:
 _SSH = spec("BbcDEeFIiJLlmOoPpQRSWw", stop=True)
 
 
-def ssh(call: Call) -> Flow:
+def ssh(call: Invocation) -> Flow:
     options = scan(call.args, _SSH)
     for word in options.values("-F"):
         call.read(word)
@@ -350,7 +350,7 @@ _RSYNC = spec("efBTM", ["--rsh", "--filter", "--exclude", "--include", "--exclud
                         "--copy-dest", "--link-dest", "--rsync-path", "--out-format", "--timeout"])
 
 
-def _copy(call: Call, operands: list[Word], deletes: bool) -> Flow:
+def _copy(call: Invocation, operands: list[Word], deletes: bool) -> Flow:
     if len(operands) < 2:
         for word in operands:
             call.host(hostnames.remote_spec_host(word.value))
@@ -377,14 +377,14 @@ def _copy(call: Call, operands: list[Word], deletes: bool) -> Flow:
     return OPAQUE
 
 
-def scp(call: Call) -> Flow:
+def scp(call: Invocation) -> Flow:
     options = scan(call.args, _SCP)
     for word in options.values("-F", "-i"):
         call.inspect(word)
     return _copy(call, options.operands, False)
 
 
-def rsync(call: Call) -> Flow:
+def rsync(call: Invocation) -> Flow:
     options = scan(call.args, _RSYNC)
     for word in options.values("--exclude-from", "--include-from", "--files-from", "--password-file"):
         call.read(word)
@@ -405,7 +405,7 @@ REDIS_CLIENTS = frozenset({"redis-cli", "valkey-cli", "keydb-cli", "redis-benchm
                            "redis-check-aof", "redis-check-rdb", "iredis"})
 
 
-def redis_client(call: Call) -> Flow:
+def redis_client(call: Invocation) -> Flow:
     call.flag(cat.GATEWAY_STATE)
     script = call.stdin.script or ""
     flushes = any(w.value.upper() in ("FLUSHALL", "FLUSHDB") for w in call.args)
@@ -414,7 +414,7 @@ def redis_client(call: Call) -> Flow:
     return OPAQUE
 
 
-def host_only(call: Call) -> Flow:
+def host_only(call: Invocation) -> Flow:
     """ping, sftp, ftp, dig, …: record the host (first operand) and nothing else."""
     options = scan(call.args, spec("cCiIlpstwWPoFfb"))
     for word in options.operands[:1]:

@@ -18,7 +18,7 @@ from gateway.shell import categories as cat
 from gateway.shell import interpreters
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import note_arguments
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.words import Word
 
 MAX_CELLS = 512
@@ -72,7 +72,7 @@ def cells(text: str) -> Cells | None:
     return out
 
 
-def run_notebook(call: Call, word: Word) -> None:
+def run_notebook(call: Invocation, word: Word) -> None:
     """``word`` names a notebook this command executes."""
     content = call.file_content(word)
     if content is None:
@@ -93,7 +93,7 @@ def run_notebook(call: Call, word: Word) -> None:
 _EXECUTES = frozenset({"--execute", "--ExecutePreprocessor.enabled=True", "--ExecutePreprocessor.enabled=true"})
 
 
-def jupyter(call: Call) -> Flow:
+def jupyter(call: Invocation) -> Flow:
     """`jupyter nbconvert --execute X.ipynb`, `jupyter execute X.ipynb`, `jupyter run X.ipynb`."""
     words = [w.value for w in call.args]
     sub = next((w for w in words if not w.startswith("-")), "")
@@ -106,7 +106,7 @@ def jupyter(call: Call) -> Flow:
     return OPAQUE
 
 
-def papermill(call: Call) -> Flow:
+def papermill(call: Invocation) -> Flow:
     """`papermill IN.ipynb OUT.ipynb -p x 1`: runs IN, writes OUT."""
     operands = [w for w in call.args if not w.value.startswith("-")]
     if operands:
@@ -116,7 +116,7 @@ def papermill(call: Call) -> Flow:
     return OPAQUE
 
 
-def ipython(call: Call) -> Flow:
+def ipython(call: Invocation) -> Flow:
     """`ipython x.ipynb` runs the notebook; anything else is Python's command line (`ipython -c CODE`)."""
     operand = next((w for w in call.args if not w.value.startswith("-")), None)
     if operand is not None and operand.value.endswith(".ipynb") and call.args[0] is operand:

@@ -27,25 +27,23 @@ from gateway.shell import categories as cat
 from gateway.shell import compose, databases, lexicon
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import default_handler
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Handler, Invocation
 from gateway.shell.processes import DAEMONS as _DAEMONS
 from gateway.shell.words import Word
 
-Handler = Callable[[Call], Flow]
 
-
-def words(call: Call) -> list[str]:
+def words(call: Invocation) -> list[str]:
     """The arguments that are not options (`-x`, `--x`, `--x=v`), lower-cased, in order."""
     return [w.value.lower() for w in call.args if not w.value.startswith("-")]
 
 
-def flags(call: Call) -> set[str]:
+def flags(call: Invocation) -> set[str]:
     return {w.value.split("=", 1)[0] for w in call.args if w.value.startswith("-")}
 
 
 # -- infrastructure ------------------------------------------------------------------------------------
 
-def _terraform(call: Call) -> str | None:
+def _terraform(call: Invocation) -> str | None:
     w, f = words(call), flags(call)
     if w[:1] == ["destroy"] or (w[:1] == ["apply"] and "-destroy" in f):
         return cat.INFRA_DESTROY
@@ -58,7 +56,7 @@ _CLUSTER_WIDE = frozenset({"namespace", "namespaces", "ns", "all", "project", "p
                            "node", "nodes", "crd", "customresourcedefinition"})
 
 
-def _kubectl(call: Call) -> str | None:
+def _kubectl(call: Invocation) -> str | None:
     w, f = words(call), flags(call)
     if "delete" not in w[:2]:
         return None
@@ -68,14 +66,14 @@ def _kubectl(call: Call) -> str | None:
     return None
 
 
-def _helm(call: Call) -> str | None:
+def _helm(call: Invocation) -> str | None:
     return cat.INFRA_DESTROY if words(call)[:1] in (["uninstall"], ["delete"], ["del"], ["un"]) else None
 
 
 _HOST_MOUNT = re.compile(r"(?:^|[,=\s])(?:src|source)=(/[^,\s]*)|^(/[^:]*):")
 
 
-def _container_host_access(call: Call) -> None:
+def _container_host_access(call: Invocation) -> None:
     """A container given the host's root or system directories (`-v /:/host`, `--mount src=/`), the
     host's namespaces or `--privileged` can change the host like root; `docker cp` writes host paths."""
     args = [w.value for w in call.args]
@@ -99,7 +97,7 @@ def _container_host_access(call: Call) -> None:
             call.write(operands[1])
 
 
-def _container(call: Call) -> str | None:
+def _container(call: Invocation) -> str | None:
     _container_host_access(call)
     w = words(call)
     if w[:2] in (["system", "prune"], ["volume", "prune"], ["volume", "rm"], ["container", "prune"],
@@ -112,12 +110,12 @@ def _container(call: Call) -> str | None:
     return None
 
 
-def _compose(call: Call) -> str | None:
+def _compose(call: Invocation) -> str | None:
     compose.judge(call, [w for w in words(call) if w != "compose"])
     return cat.INFRA_DESTROY if "down" in words(call) and flags(call) & {"-v", "--volumes", "--rmi"} else None
 
 
-def _cloud_delete(call: Call) -> str | None:
+def _cloud_delete(call: Invocation) -> str | None:
     """aws, gcloud, az, doctl, gsutil, …: a word that deletes, terminates or removes a resource."""
     if flags(call) & {"--help", "-h", "--dryrun", "--dry-run", "--what-if", "--whatif"} or "help" in words(call)[:1]:
         return None  # help prints, a rehearsal changes nothing, whatever the subcommand
@@ -128,7 +126,7 @@ def _cloud_delete(call: Call) -> str | None:
     return None
 
 
-def _destroy_word(call: Call) -> str | None:
+def _destroy_word(call: Invocation) -> str | None:
     """pulumi, cdk, sls, fly, eksctl, …: `destroy`/`remove`/`delete` as a subcommand."""
     w = words(call)
     return cat.INFRA_DESTROY if set(w[:3]) & {"destroy", "remove", "delete", "rm"} else None
@@ -136,22 +134,22 @@ def _destroy_word(call: Call) -> str | None:
 
 # -- publishing ----------------------------------------------------------------------------------------
 
-def _package_manager(call: Call) -> str | None:
+def _package_manager(call: Invocation) -> str | None:
     w = words(call)
     if "publish" in w[:2] or w[:2] in (["dist-tag", "add"], ["npm", "publish"]):
         return cat.PUBLISH
     return None
 
 
-def _first_word_publishes(*subcommands: str) -> Callable[[Call], str | None]:
-    def judge(call: Call) -> str | None:
+def _first_word_publishes(*subcommands: str) -> Callable[[Invocation], str | None]:
+    def judge(call: Invocation) -> str | None:
         w = words(call)
         return cat.PUBLISH if w and w[0] in subcommands else None
 
     return judge
 
 
-def _gh(call: Call) -> str | None:
+def _gh(call: Invocation) -> str | None:
     w = words(call)
     if w[:2] in (["release", "create"], ["release", "upload"], ["release", "edit"]):
         return cat.PUBLISH
@@ -180,7 +178,7 @@ def _kill_targets(args: list[Word]) -> list[str]:
     return values[i:]
 
 
-def _kill(call: Call) -> str | None:
+def _kill(call: Invocation) -> str | None:
     if call.args_flow.processes or any(w.flow.processes for w in call.args):
         return cat.PROCESS_KILL  # PIDs from a listing of the machine (gateway/shell/processes.py)
     for value in _kill_targets(call.args):
@@ -193,7 +191,7 @@ def _kill(call: Call) -> str | None:
     return None
 
 
-def _pkill(call: Call) -> str | None:
+def _pkill(call: Invocation) -> str | None:
     f = flags(call)
     if f & {"-u", "-U", "--euid", "--uid", "-g", "-G", "--group"} or any(
             w.value.startswith(("-u", "-U")) and len(w.value) > 2 for w in call.args):
@@ -207,7 +205,7 @@ def _pkill(call: Call) -> str | None:
 
 # -- credentials and runners ---------------------------------------------------------------------------
 
-def _credential_cli(call: Call) -> str | None:
+def _credential_cli(call: Invocation) -> str | None:
     w, name = words(call), call.name
     if name == "gcloud" and "auth" in w and any(x.startswith("print-") for x in w):
         return cat.CREDENTIAL_ACCESS
@@ -226,7 +224,7 @@ def _credential_cli(call: Call) -> str | None:
     return _cloud_delete(call) if name in ("aws", "gcloud", "az") else None
 
 
-def _influx(call: Call) -> str | None:
+def _influx(call: Invocation) -> str | None:
     """InfluxDB 2's CLI: `influx delete …` and `influx bucket|org|… delete` destroy data; `influx auth
     create` mints a token (`auth list` prints them); queries go to the SQL client's judgement."""
     w = words(call)
@@ -239,7 +237,7 @@ def _influx(call: Call) -> str | None:
     return None
 
 
-def _runner(call: Call) -> str | None:
+def _runner(call: Invocation) -> str | None:
     """npx -y / --yes, npm exec -y, pnpm dlx, yarn dlx, bunx, uvx, pipx run: fetch and execute at once."""
     name, w, f = call.name, words(call), flags(call)
     if name in ("bunx", "uvx", "pnpx") or (name == "npx" and f & {"-y", "--yes"}):
@@ -275,7 +273,7 @@ def _runner(call: Call) -> str | None:
     return None
 
 
-def _launched(call: Call) -> str | None:
+def _launched(call: Invocation) -> str | None:
     """`go run PKG ARGS`, `cargo run [opts] -- ARGS`: the project's program, its arguments read for verbs."""
     args = call.args
     w = words(call)
@@ -320,7 +318,7 @@ def _remote_spec(word: str) -> bool:
                             "git@")) or word.endswith((".git", ".tgz", ".tar.gz"))
 
 
-def _remote_file_option(call: Call) -> bool:
+def _remote_file_option(call: Invocation) -> bool:
     args = [a.value for a in call.args]
     for i, value in enumerate(args):
         given = args[i + 1] if value in ("-f", "--file") and i + 1 < len(args) else \
@@ -330,9 +328,9 @@ def _remote_file_option(call: Call) -> bool:
     return False
 
 
-def with_judges(handler: Handler, *judges: Callable[[Call], str | None]) -> Handler:
+def with_judges(handler: Handler, *judges: Callable[[Invocation], str | None]) -> Handler:
     """``handler`` (a package manager's install check, or the generic handler) plus the given judges."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         # `npm publish --dry-run`, `cargo publish --dry-run`: a rehearsal changes nothing anywhere.
         rehearsal = any(w.value == "--dry-run" or w.value.startswith("--dry-run=") for w in call.args)
         for judge in () if rehearsal else judges:
@@ -344,7 +342,7 @@ def with_judges(handler: Handler, *judges: Callable[[Call], str | None]) -> Hand
     return handle
 
 
-def _run_package(call: Call) -> Flow:
+def _run_package(call: Invocation) -> Flow:
     """npx/bunx/uvx/pnpx CMD …: flag a fetch-and-run, then judge CMD like any command (`npx prisma migrate
     reset` resets a database whether or not npx fetched prisma first)."""
     category = _runner(call)
@@ -360,7 +358,7 @@ def _run_package(call: Call) -> Flow:
     return OPAQUE
 
 
-def _handler(judge: Callable[[Call], str | None]) -> Handler:
+def _handler(judge: Callable[[Invocation], str | None]) -> Handler:
     """The judge, then the rest as for any program: path arguments, URL hosts, and a shell handed over
     (`docker run -it alpine /bin/sh`, `kubectl exec -it pod -- bash`)."""
     return with_judges(default_handler, judge)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from gateway.shell import categories as cat
 from gateway.shell.flow import OPAQUE, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.words import Word
 
 # subcommand -> its read-only sub-subcommands (None: the subcommand itself only looks)
@@ -52,21 +52,21 @@ def looks_only(program: str, args: list[Word]) -> bool:
     return len(words) > 1 and words[1] in looks
 
 
-def operator_command(program: str, call: Call) -> Flow:
+def operator_command(program: str, call: Invocation) -> Flow:
     if not looks_only(program, call.args):
         call.flag(cat.GATE_TAMPER)
     return OPAQUE
 
 
-def swarm(call: Call) -> Flow:
+def swarm(call: Invocation) -> Flow:
     return operator_command(SWARM, call)
 
 
-def gateway(call: Call) -> Flow:
+def gateway(call: Invocation) -> Flow:
     return operator_command(GATEWAY, call)
 
 
-def hook(call: Call) -> Flow:
+def hook(call: Invocation) -> Flow:
     return operator_command(HOOK, call)
 
 

@@ -7,11 +7,9 @@ from collections.abc import Callable
 from gateway.shell import categories as cat
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import default_handler, note_arguments
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Handler, Invocation
 from gateway.shell.options import Spec, scan, spec
 from gateway.shell.words import Word
-
-Handler = Callable[[Call], Flow]
 
 _PIP = spec("", ["--python", "--proxy", "--log", "--cache-dir", "--timeout", "--retries",
                  "--exists-action", "--trusted-host", "--cert", "--client-cert", "--use-feature"],
@@ -19,7 +17,7 @@ _PIP = spec("", ["--python", "--proxy", "--log", "--cache-dir", "--timeout", "--
 _PIP_INSTALLS = frozenset({"install"})
 
 
-def pip_arguments(call: Call, args: list[Word]) -> None:
+def pip_arguments(call: Invocation, args: list[Word]) -> None:
     """`pip ARGS` / `python -m pip ARGS`."""
     operands = scan(args, _PIP).operands
     if operands and operands[0].value in _PIP_INSTALLS:
@@ -31,7 +29,7 @@ def pip_arguments(call: Call, args: list[Word]) -> None:
     note_arguments(call, operands[1:])
 
 
-def pip(call: Call) -> Flow:
+def pip(call: Invocation) -> Flow:
     pip_arguments(call, call.args)
     return OPAQUE
 
@@ -40,7 +38,7 @@ def _subcommand_installer(option_spec: Spec, installs: frozenset[str], *, bare_i
                           nested: dict[str, frozenset[str]] | None = None) -> Handler:
     """A package manager whose subcommand (or `group sub`) says whether it installs."""
 
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         operands = scan(call.args, option_spec).operands
         words = [w.value for w in operands if not w.value.startswith("-")]
         if not words:
@@ -58,7 +56,7 @@ def _subcommand_installer(option_spec: Spec, installs: frozenset[str], *, bare_i
     return handle
 
 
-def _operands_install(call: Call) -> Flow:
+def _operands_install(call: Invocation) -> Flow:
     """cpanm, easy_install: every invocation installs."""
     if call.args:
         call.flag(cat.PACKAGE_INSTALL)
@@ -68,7 +66,7 @@ def _operands_install(call: Call) -> Flow:
 def _flag_installs(is_install: Callable[[str], bool]) -> Handler:
     """A package tool whose option (not subcommand) says it installs (`dpkg -i`, `rpm -U`)."""
 
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         if any(is_install(w.value) for w in call.args):
             call.flag(cat.PACKAGE_INSTALL)
         return default_handler(call)  # `rpm --eval '%(cmd)'` runs a shell like any program handed one
@@ -76,7 +74,7 @@ def _flag_installs(is_install: Callable[[str], bool]) -> Handler:
     return handle
 
 
-def pacman(call: Call) -> Flow:
+def pacman(call: Invocation) -> Flow:
     for word in call.args:
         text = word.value
         # -S / -Sy / -Syu / -U install; -Ss, -Si, -Sl, -Sg, -Sc, -Sp only query or clean.

@@ -7,7 +7,7 @@ import re
 from gateway.paths import HOME, SYSTEM
 from gateway.shell import categories as cat
 from gateway.shell.flow import EMPTY, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.options import scan, short_letters, spec
 from gateway.shell.words import Word
 
@@ -16,7 +16,7 @@ _CHMOD_OPTION = re.compile(r"-[Rcfvh]+|--[a-z-]+(=.*)?")
 _CHATTR_MODE = re.compile(r"[-+=][aAcCdDeFijmPsStTux]+")
 
 
-def _change(call: Call, targets: list[Word], recursive: bool) -> Flow:
+def _change(call: Invocation, targets: list[Word], recursive: bool) -> Flow:
     call.flag(cat.PERMISSION_CHANGE)
     for word in targets:
         path = call.inspect(word)
@@ -28,7 +28,7 @@ def _change(call: Call, targets: list[Word], recursive: bool) -> Flow:
     return EMPTY
 
 
-def chmod(call: Call) -> Flow:
+def chmod(call: Invocation) -> Flow:
     mode_seen = False
     recursive = False
     targets: list[Word] = []
@@ -57,7 +57,7 @@ _SETUID = re.compile(r"^(?:[ugoa]*[+=][rwxXt]*s|[0-7]?[2-7][0-7]{3})$")
 _CHOWN = spec(long=["--reference", "--from"])
 
 
-def chown(call: Call) -> Flow:
+def chown(call: Invocation) -> Flow:
     options = scan(call.args, _CHOWN)
     recursive = "R" in short_letters(options) or options.has("--recursive")
     operands = options.operands
@@ -66,7 +66,7 @@ def chown(call: Call) -> Flow:
     return _change(call, operands, recursive)
 
 
-def chattr(call: Call) -> Flow:
+def chattr(call: Invocation) -> Flow:
     recursive = False
     targets: list[Word] = []
     args = call.args
@@ -87,7 +87,7 @@ def chattr(call: Call) -> Flow:
 _SETFACL = spec("mMxX", ["--modify", "--modify-file", "--remove", "--remove-file", "--set", "--set-file"])
 
 
-def setfacl(call: Call) -> Flow:
+def setfacl(call: Invocation) -> Flow:
     options = scan(call.args, _SETFACL)
     for word in options.values("-M", "-X", "--modify-file", "--remove-file", "--set-file"):
         call.read(word)

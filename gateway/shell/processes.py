@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from gateway.shell.flow import ENVIRONMENT, LOCAL_DATA, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 
 # Processes every agent machine runs that the agent did not start (matched by pgrep/pidof pattern).
 DAEMONS = frozenset({"init", "systemd", "sshd", "cron", "crond", "dockerd", "containerd", "kubelet", "postgres",
@@ -34,7 +34,7 @@ DAEMONS = frozenset({"init", "systemd", "sshd", "cron", "crond", "dockerd", "con
 _SYSTEM_WIDE = frozenset("aAegx")  # ps letters that widen the listing beyond this terminal's processes
 
 
-def ps(call: Call) -> Flow:
+def ps(call: Invocation) -> Flow:
     flow = Flow(local_data=True)
     for word in call.args:
         value = word.value
@@ -48,7 +48,7 @@ def ps(call: Call) -> Flow:
     return flow
 
 
-def pgrep(call: Call) -> Flow:
+def pgrep(call: Invocation) -> Flow:
     """pgrep/pidof: PIDs of another user's processes or of a daemon are processes the agent did not start."""
     options_with_user = ("-u", "-U", "-G", "-g", "--euid", "--uid", "--group", "--pgroup")
     names: list[str] = []
@@ -69,7 +69,7 @@ def pgrep(call: Call) -> Flow:
     return LOCAL_DATA
 
 
-def nvidia_smi(call: Call) -> Flow:
+def nvidia_smi(call: Invocation) -> Flow:
     """`nvidia-smi --query-compute-apps=pid` and `nvidia-smi pmon` list every process on the GPUs, whoever
     started it: a kill handed those PIDs is a kill of other users' training jobs."""
     values = [w.value for w in call.args]

@@ -27,7 +27,7 @@ from gateway.shell import hosts as hostnames
 from gateway.shell import services, windows
 from gateway.shell.code.effects import command_line
 from gateway.shell.databases import sql_effect
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.words import Word
 
 _SOCKET = ("socket", "fsockopen", "tcpsocket", "net.connect", "net.socket", "io::socket",
@@ -404,14 +404,14 @@ _SAVES_DOWNLOAD = re.compile(r"""\b\w+\s*\(\s*["'](?:https?|ftp)://[^"'\s]+["']\
                              r"""([^"'\s]{1,400})""", re.I)
 
 
-def saved_downloads(call: Call, code: str) -> None:
+def saved_downloads(call: Invocation, code: str) -> None:
     """Files a program saves from the network hold downloaded bytes: running one later in the line (or in a
     later call of the run) runs code nobody reviewed, as after `curl -o`."""
     for match in list(_SAVES_DOWNLOAD.finditer(code[: 1 << 16]))[:16]:
         call.download(Word(next(g for g in match.groups() if g is not None)))
 
 
-def judge(call: Call, code: str, language: str | None) -> None:
+def judge(call: Invocation, code: str, language: str | None) -> None:
     """Flag what ``code`` (in ``language``: python, javascript, ruby, perl, php; None for one with no
     parser here) says it does."""
     saved_downloads(call, code)

@@ -16,7 +16,7 @@ import re
 from gateway.shell import categories as cat
 from gateway.shell import interpreters
 from gateway.shell.flow import OPAQUE, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.tasks import manifest
 
 _FILES = {"invoke": ("tasks.py",), "inv": ("tasks.py",), "fab": ("fabfile.py", "fabfile/__init__.py")}
@@ -39,7 +39,7 @@ def _chosen(text: str, names: set[str]) -> str:
     return "\n".join(parts)
 
 
-def python_task_runner(call: Call) -> Flow:
+def python_task_runner(call: Invocation) -> Flow:
     values = [w.value for w in call.args]
     if any(v in _LOOKS for v in values):
         return OPAQUE

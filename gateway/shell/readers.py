@@ -11,7 +11,7 @@ import base64
 import binascii
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from gateway.credentials import holds_secrets, is_secret_variable, mentions_secret
@@ -19,11 +19,9 @@ from gateway.shell import categories as cat
 from gateway.shell.exhaustion import LARGE_BYTES, size_of
 from gateway.shell.expansions import decode_ansi_c
 from gateway.shell.flow import EMPTY, ENVIRONMENT, LOCAL_DATA, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Handler, Invocation
 from gateway.shell.options import Options, scan, spec
 from gateway.shell.words import Word, join_words
-
-Handler = Callable[[Call], Flow]
 
 
 def transformed(flow: Flow) -> Flow:
@@ -34,7 +32,7 @@ def transformed(flow: Flow) -> Flow:
                 secrets=flow.secrets, processes=flow.processes, unbounded=flow.unbounded, many=flow.many)
 
 
-def _read_files(call: Call, words: Sequence[Word]) -> Flow | None:
+def _read_files(call: Invocation, words: Sequence[Word]) -> Flow | None:
     """Read each operand; the merged flow of their content, or None when only stdin is read."""
     flow: Flow | None = None
     for word in words:
@@ -66,7 +64,7 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
     ``recursive`` flags make directory operands read whole (`diff -r`, `grep -r`)."""
     option_spec = spec(short_values, long_values)
 
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         options = scan(call.args, option_spec)
         operands = options.operands
         patterns = options.values(*program_options) or operands[:1] if program_first else []
@@ -97,7 +95,7 @@ def reader(short_values: str = "", long_values: Sequence[str] = (), *, identity:
     return handle
 
 
-def _read_trees(call: Call, operands: Sequence[Word], seeks_secrets: bool = False) -> None:
+def _read_trees(call: Invocation, operands: Sequence[Word], seeks_secrets: bool = False) -> None:
     """A recursive read of a directory that holds the machine's or the user's secrets reads them; a recursive
     search for secrets (`grep -rn password /etc/mosquitto/`) anywhere but the workspace finds them."""
     for word in operands:
@@ -114,7 +112,7 @@ _MATCH_ALL = frozenset({"", ".", ".*", "^", "$", "=", "_", "[a-z]", "[A-Z]", "\\
 _SECRETISH = re.compile(r"key|token|secret|pass|cred|auth", re.I)
 
 
-def _selects_secrets(call: Call, options: Options) -> bool:
+def _selects_secrets(call: Invocation, options: Options) -> bool:
     """The pattern of a selecting filter asks for secret variables (`env | grep -i token`), or it
     prints every line anyway (`grep -v`, an empty or match-all pattern)."""
     patterns = [w.value for w in options.values("-e", "--regexp")] or [
@@ -171,7 +169,7 @@ diff = reader("UCxXIFL", ["--unified", "--context", "--exclude", "--exclude-from
               recursive=("-r", "--recursive"))
 
 
-def sort_(call: Call) -> Flow:
+def sort_(call: Invocation) -> Flow:
     options = scan(call.args, spec("kotSTz", ["--key", "--output", "--field-separator",
                                             "--buffer-size", "--temporary-directory", "--files0-from"]))
     for word in options.values("-o", "--output"):
@@ -180,7 +178,7 @@ def sort_(call: Call) -> Flow:
     return transformed(content if content is not None else call.stdin)
 
 
-def uniq(call: Call) -> Flow:
+def uniq(call: Invocation) -> Flow:
     options = scan(call.args, spec("fsw", ["--skip-fields", "--skip-chars", "--check-chars"]))
     operands = options.operands
     content = _read_files(call, operands[:1])
@@ -192,7 +190,7 @@ def uniq(call: Call) -> Flow:
 _SED = spec("efl", ["--expression", "--file", "--line-length", "--in-place"])
 
 
-def sed(call: Call) -> Flow:
+def sed(call: Invocation) -> Flow:
     options = scan(call.args, _SED)
     in_place = options.has("--in-place") or any(name == "-i" for name, _ in options.flags)
     operands = list(options.operands)
@@ -217,7 +215,7 @@ _SED_ADDRESS = re.compile(r"\s*(?:(?:\d+|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\(.)(?:(?!
                           r"(?:\s*,\s*(?:[+~]?\d+|\$|/(?:[^/\\\n]|\\.)*/[IM]*))?)?\s*!?\s*")
 
 
-def _sed_commands(call: Call, script: str) -> None:
+def _sed_commands(call: Invocation, script: str) -> None:
     """GNU sed's own ways to write files and run commands: `w`/`W FILE`, `s///w FILE`, `r`/`R FILE`, `e`."""
     i, n = 0, min(len(script), 1 << 16)
     while i < n:
@@ -252,7 +250,7 @@ def _sed_commands(call: Call, script: str) -> None:
         # other commands take no argument; separators and braces just move on
 
 
-def _sed_substitution(call: Call, script: str, i: int, n: int, command: str) -> int:
+def _sed_substitution(call: Invocation, script: str, i: int, n: int, command: str) -> int:
     delimiter = script[i]
     i += 1
     for _ in range(2):  # pattern, replacement
@@ -276,7 +274,7 @@ def _sed_substitution(call: Call, script: str, i: int, n: int, command: str) -> 
     return i
 
 
-def _edit_or_filter(call: Call, operands: list[Word], in_place: bool) -> Flow:
+def _edit_or_filter(call: Invocation, operands: list[Word], in_place: bool) -> Flow:
     """An in-place edit writes its files; otherwise the command transforms its files or stdin."""
     if in_place:
         for word in operands:
@@ -305,7 +303,7 @@ _AWK_FILE_GETLINE = re.compile(r"\bgetline\b[^;}\n<]*<\s*" + _AWK_STRING)
 _AWK_BUILT_SYSTEM = re.compile(r"\bsystem\s*\(\s*[^\s\")]")
 
 
-def _awk_io(call: Call, program: str) -> None:
+def _awk_io(call: Invocation, program: str) -> None:
     """awk's own redirections: `print > "FILE"` writes, `print | "CMD"` and `"CMD" | getline` run CMD,
     `getline < "FILE"` reads; a target built at run time is unknowable."""
     program = program[: 1 << 16]
@@ -327,7 +325,7 @@ def _awk_io(call: Call, program: str) -> None:
         call.flag(cat.DYNAMIC_COMMAND)  # system(cmd) with a command built at run time
 
 
-def awk(call: Call) -> Flow:
+def awk(call: Invocation) -> Flow:
     options = scan(call.args, _AWK)
     operands = list(options.operands)
     for word in options.values("-f", "--file"):
@@ -346,7 +344,7 @@ def awk(call: Call) -> Flow:
 
 # -- archives ------------------------------------------------------------------------------------
 
-def echo(call: Call) -> Flow:
+def echo(call: Invocation) -> Flow:
     args = list(call.args)
     escapes = False
     while args and re.fullmatch(r"-[neE]+", args[0].value):
@@ -378,7 +376,7 @@ def _tr_set(spec_text: str) -> str | None:
     return "".join(out)
 
 
-def tr(call: Call) -> Flow:
+def tr(call: Invocation) -> Flow:
     """`tr SET1 SET2`: a decoder (rot13 and friends). Its output executed is a decoded payload; when the
     input and the sets are visible, the decoded text is what gets analysed."""
     operands = [w for w in call.args if not w.value.startswith("-")]
@@ -397,7 +395,7 @@ def tr(call: Call) -> Flow:
     return Flow(payload=True, local_data=stdin.local_data, script=script, secrets=stdin.secrets)
 
 
-def rev(call: Call) -> Flow:
+def rev(call: Invocation) -> Flow:
     """`rev`: reverses each line — a decoder like `tr`."""
     content = _read_files(call, [w for w in call.args if not w.value.startswith("-")])
     flow = content if content is not None else call.stdin
@@ -405,7 +403,7 @@ def rev(call: Call) -> Flow:
     return Flow(payload=True, local_data=flow.local_data, script=script, secrets=flow.secrets)
 
 
-def printf(call: Call) -> Flow:
+def printf(call: Invocation) -> Flow:
     args = list(call.args)
     if len(args) >= 2 and args[0].value == "-v":
         return EMPTY  # assigns a variable, prints nothing
@@ -448,7 +446,7 @@ def _formatted(fmt: str, values: list[str]) -> str:
 _READ = spec("adinNptu")
 
 
-def read_builtin(call: Call) -> Flow:
+def read_builtin(call: Invocation) -> Flow:
     """`read VAR…`: the variables hold what arrives on stdin (`find … | while read f; do rm "$f"`)."""
     for word in scan(call.args, _READ).operands:
         call.scope.vars.pop(word.value, None)
@@ -456,7 +454,7 @@ def read_builtin(call: Call) -> Flow:
     return EMPTY
 
 
-def environment_dump(call: Call) -> Flow:
+def environment_dump(call: Invocation) -> Flow:
     """printenv: all of it (API keys included), or the named variables."""
     names = [w.value for w in call.args if not w.value.startswith("-")]
     if any(is_secret_variable(n) for n in names):
@@ -464,7 +462,7 @@ def environment_dump(call: Call) -> Flow:
     return ENVIRONMENT if not names else LOCAL_DATA
 
 
-def compgen(call: Call) -> Flow:
+def compgen(call: Invocation) -> Flow:
     """`compgen -e` / `-v` / `-A variable` names every variable; a loop over them with `${!v}` prints their
     values: taken as the dump it leads to (commands, files and words it lists are harmless)."""
     values = [w.value for w in call.args]
@@ -474,7 +472,7 @@ def compgen(call: Call) -> Flow:
     return LOCAL_DATA
 
 
-def set_builtin(call: Call) -> Flow:
+def set_builtin(call: Invocation) -> Flow:
     args = call.args
     if not args:
         return ENVIRONMENT  # prints every variable, secrets included

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from tree_sitter import Node
 
-from gateway.shell.facts import Facts
+from gateway.shell.facts import Collector
 from gateway.shell.flow import EMPTY, LOCAL_DATA, OPAQUE, Flow, Scope
 from gateway.shell.syntax import text_of
 from gateway.shell.words import Word, evaluate
@@ -24,7 +24,7 @@ _OUTPUT_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&"})
 class Evaluator(Protocol):
     """What redirection handling needs from the walker."""
 
-    facts: Facts
+    facts: Collector
 
     def visit(self, node: Node, scope: Scope, stdin: Flow, depth: int) -> Flow: ...
 

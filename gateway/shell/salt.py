@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from gateway.shell import categories as cat
 from gateway.shell.flow import OPAQUE, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.words import Word
 
 _VALUE_OPTIONS = frozenset({"-t", "--timeout", "-G", "-E", "-L", "-N", "-R", "-I", "-C", "--grain", "--pcre",
@@ -54,7 +54,7 @@ def _function(args: list[Word], with_target: bool) -> tuple[str, list[Word]]:
     return "", []
 
 
-def salt(call: Call) -> Flow:
+def salt(call: Invocation) -> Flow:
     if call.name == "salt-key":
         if any(w.value in ("-d", "-D", "--delete", "--delete-all", "-r", "-R", "--reject", "--reject-all")
                for w in call.args):

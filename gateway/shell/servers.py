@@ -15,7 +15,7 @@ import re
 
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 
 # An address meaning "every interface", alone or with a port (`0.0.0.0:80`, `[::]:8080`, `*:80`).
 _ALL_INTERFACES = re.compile(r"(?:^|[=@\s])(?:(?:0\.0\.0\.0|\[?::\]?)(?::\d+)?|\*:\d+)$")
@@ -31,7 +31,7 @@ _PYTHON_CODE_SERVER = re.compile(r"serve_forever|TCPServer\(|HTTPServer\(")
 _RUBY_SERVER = re.compile(r"\bhttpd\b|WEBrick|HTTPServer")
 
 
-def listens(call: Call) -> bool:
+def listens(call: Invocation) -> bool:
     """Whether ``call`` exposes the machine to the network (see the module docstring)."""
     name = call.name
     values = [w.value for w in call.args]
@@ -81,6 +81,6 @@ def _is_loopback_address(value: str) -> bool:
         return True  # localhost
 
 
-def judge(call: Call) -> None:
+def judge(call: Invocation) -> None:
     if listens(call):
         call.flag(cat.NETWORK_LISTEN)

@@ -21,7 +21,7 @@ import re
 from gateway.credentials import is_metadata_url
 from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 
 # Hosts whose requests deliver messages (any method: they are send-only endpoints).
 _MESSAGE_HOSTS = ("hooks.slack.com", "slack.com/api/chat.", "discord.com/api/webhooks", "discordapp.com/api/webhooks",
@@ -63,7 +63,7 @@ _PATH_SEND = re.compile(r"(?:^|[/_.:-])(send(?:_?(?:messages?|mail|email|sms|not
                         r"|notify|broadcast)(?=$|[/_.:?-])", re.I)
 
 
-def judge(call: Call, method: str, urls: list[str], *, verbs_in_path: bool = True) -> None:
+def judge(call: Invocation, method: str, urls: list[str], *, verbs_in_path: bool = True) -> None:
     """Flag what ``method`` requests to ``urls`` do. ``verbs_in_path=False`` for URLs merely named in a
     program's text (a link to `…/delete-objects.html` in a comment is not a request)."""
     method = method.upper()

@@ -9,7 +9,7 @@ import re
 from gateway.shell import categories as cat
 from gateway.shell import recipes, tasks
 from gateway.shell.flow import EMPTY, OPAQUE, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.options import scan, short_letters, spec
 from gateway.shell.words import Word
 
@@ -19,7 +19,7 @@ _POWER_TARGETS = frozenset({"poweroff.target", "reboot.target", "halt.target", "
                             "rescue.target", "emergency.target"})
 
 
-def power(call: Call) -> Flow:
+def power(call: Invocation) -> Flow:
     """shutdown, reboot, halt, poweroff."""
     values = {w.value for w in call.args}
     # `shutdown -c` cancels a pending shutdown; --help only prints.
@@ -35,7 +35,7 @@ _SYSTEMCTL = spec("tpHMnosP", ["--type", "--property", "--host", "--machine", "-
                                "--signal", "--kill-whom", "--root", "--state", "--job-mode", "--what"])
 
 
-def systemctl(call: Call) -> Flow:
+def systemctl(call: Invocation) -> Flow:
     operands = [w.value for w in scan(call.args, _SYSTEMCTL).operands]
     if not operands:
         return OPAQUE
@@ -53,39 +53,39 @@ _SERVICE_CHANGES = frozenset({"start", "stop", "restart", "reload", "try-restart
                               "set-environment", "unset-environment", "import-environment"})
 
 
-def loginctl(call: Call) -> Flow:
+def loginctl(call: Invocation) -> Flow:
     operands = [w.value for w in scan(call.args, spec("HMpn")).operands]
     if operands and operands[0] in _POWER_VERBS:
         call.flag(cat.POWER)
     return OPAQUE
 
 
-def init(call: Call) -> Flow:
+def init(call: Invocation) -> Flow:
     if any(w.value in ("0", "6") for w in call.args):
         call.flag(cat.POWER)
     return EMPTY
 
 
-def kexec(call: Call) -> Flow:
+def kexec(call: Invocation) -> Flow:
     if any(w.value in ("-e", "--exec") for w in call.args):
         call.flag(cat.POWER)
     return EMPTY
 
 
-def _inspect_targets(call: Call) -> None:
+def _inspect_targets(call: Invocation) -> None:
     for word in call.args:
         if not word.value.startswith("-"):
             call.inspect(word)
 
 
-def disk_format(call: Call) -> Flow:
+def disk_format(call: Invocation) -> Flow:
     """mkfs*, mkswap, wipefs -a, blkdiscard: destroy whatever file system is there."""
     _inspect_targets(call)
     call.flag(cat.DISK_WRITE)
     return EMPTY
 
 
-def partitioner(call: Call) -> Flow:
+def partitioner(call: Invocation) -> Flow:
     """fdisk, sfdisk, gdisk, parted, …: disk_write unless only listing."""
     _inspect_targets(call)
     values = [w.value for w in call.args]
@@ -100,7 +100,7 @@ def partitioner(call: Call) -> Flow:
     return OPAQUE
 
 
-def wipefs(call: Call) -> Flow:
+def wipefs(call: Invocation) -> Flow:
     _inspect_targets(call)
     letters = short_letters(scan(call.args, spec("otO", ["--offset", "--types", "--output"])))
     if "a" in letters or any(w.value in ("--all", "-o", "--offset") for w in call.args) or "o" in letters:
@@ -108,7 +108,7 @@ def wipefs(call: Call) -> Flow:
     return OPAQUE
 
 
-def history(call: Call) -> Flow:
+def history(call: Invocation) -> Flow:
     values = [w.value for w in call.args]
     for i, value in enumerate(values):
         if value.startswith("-") and any(c in value[1:] for c in "cds"):
@@ -118,7 +118,7 @@ def history(call: Call) -> Flow:
     return OPAQUE
 
 
-def crontab(call: Call) -> Flow:
+def crontab(call: Invocation) -> Flow:
     options = scan(call.args, spec("uc"))
     letters = short_letters(options)
     if "l" in letters:
@@ -153,7 +153,7 @@ def _cron_command(line: str) -> str | None:
     return fields[-1] if len(fields) == (2 if text.startswith("@") else 6) else None
 
 
-def at(call: Call) -> Flow:
+def at(call: Invocation) -> Flow:
     """at / batch: the job (stdin, or -f FILE) runs later on its own."""
     options = scan(call.args, spec("qfmMt", ["--queue", "--file", "--time"]))
     letters = short_letters(options)
@@ -173,7 +173,7 @@ def at(call: Call) -> Flow:
     return OPAQUE
 
 
-def systemd_run(call: Call) -> Flow:
+def systemd_run(call: Invocation) -> Flow:
     """systemd-run: a timer or a unit that outlives this command is persistence; its command is analysed."""
     options = scan(call.args, spec("pEuMHrGdq", ["--unit", "--property", "--description", "--slice", "--setenv",
                                                  "--on-active", "--on-boot", "--on-startup", "--on-unit-active",
@@ -189,7 +189,7 @@ def systemd_run(call: Call) -> Flow:
     return OPAQUE
 
 
-def launchctl(call: Call) -> Flow:
+def launchctl(call: Invocation) -> Flow:
     operands = [w.value for w in call.args if not w.value.startswith("-")]
     if operands[:1] and operands[0] in ("load", "bootstrap", "enable", "submit", "kickstart"):
         call.flag(cat.PERSISTENCE)
@@ -200,7 +200,7 @@ _MAKE_SHELL = re.compile(r"\$[({]shell\s+((?:[^()]|\([^()]*\))*)[)}]")
 _MAKE_FILE = re.compile(r"\$[({]file\s*(>>?|<)\s*([^,)}\s]+)")
 
 
-def _make_functions(call: Call, text: str) -> None:
+def _make_functions(call: Invocation, text: str) -> None:
     """`$(shell CMD)` runs while the makefile is read; `$(file >F,…)` writes F, `$(file <F)` reads it."""
     text = text[: 1 << 16]
     for match in _MAKE_SHELL.finditer(text):
@@ -213,7 +213,7 @@ def _make_functions(call: Call, text: str) -> None:
             call.write(target)
 
 
-def make(call: Call) -> Flow:
+def make(call: Invocation) -> Flow:
     """make -f - / -f FILE written here: the makefile's recipes are shell commands."""
     options = scan(call.args, spec("fCIjlowW", ["--file", "--makefile", "--directory", "--include-dir", "--jobs",
                                                  "--load-average", "--old-file", "--what-if", "--assume-new",

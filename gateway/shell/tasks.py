@@ -15,11 +15,11 @@ from collections.abc import Callable
 from gateway.shell import categories as cat
 from gateway.shell import recipes
 from gateway.shell.flow import OPAQUE, Flow
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.words import Word, locate
 
 
-def manifest(call: Call, names: tuple[str, ...], directory: Word | None = None) -> tuple[str, Flow] | None:
+def manifest(call: Invocation, names: tuple[str, ...], directory: Word | None = None) -> tuple[str, Flow] | None:
     """The first of ``names`` known in the directory the task runs in (cwd, or ``directory``)."""
     scope = call.scope
     base = locate(directory, scope.cwd, scope.cwd_known, call.facts.home) if directory is not None else \
@@ -34,13 +34,13 @@ def manifest(call: Call, names: tuple[str, ...], directory: Word | None = None) 
     return None
 
 
-def named_file(call: Call, word: Word) -> tuple[str, Flow] | None:
+def named_file(call: Invocation, word: Word) -> tuple[str, Flow] | None:
     """A manifest named on the command line (`-f Procfile.dev`, `-c cfg.yaml`), when its text is known."""
     content = call.file_content(word)
     return (word.value, content) if content is not None else None
 
 
-def run_lines(call: Call, found: tuple[str, Flow] | None, lines: Callable[[str], list[str]]) -> None:
+def run_lines(call: Invocation, found: tuple[str, Flow] | None, lines: Callable[[str], list[str]]) -> None:
     """Analyse the lines the task runs; an unseen manifest's task is unknowable."""
     if found is None:
         return
@@ -77,9 +77,9 @@ _VALUE_OPTIONS = frozenset({"--prefix", "-C", "--dir", "--cwd", "--workspace", "
 _DIRECTORY_OPTIONS = frozenset({"--prefix", "-C", "--dir", "--cwd"})
 
 
-def package_manager(handler: Callable[[Call], Flow]) -> Callable[[Call], Flow]:
+def package_manager(handler: Callable[[Invocation], Flow]) -> Callable[[Invocation], Flow]:
     """A package manager's handler, plus the scripts its subcommand runs."""
-    def handle(call: Call) -> Flow:
+    def handle(call: Invocation) -> Flow:
         words: list[str] = []
         prefix: Word | None = None
         args = call.args
@@ -103,7 +103,7 @@ def package_manager(handler: Callable[[Call], Flow]) -> Callable[[Call], Flow]:
     return handle
 
 
-def package_scripts(call: Call, words: list[str], prefix: Word | None) -> None:
+def package_scripts(call: Invocation, words: list[str], prefix: Word | None) -> None:
     """npm/pnpm/yarn/bun: `run X`, `test`, `start`, installs (lifecycle scripts), `yarn X`, and
     `npm pkg set scripts.X=…` / `npm set-script X …` (a script written to be run by name later)."""
     if call.name not in _MANAGERS:
@@ -138,7 +138,7 @@ def package_scripts(call: Call, words: list[str], prefix: Word | None) -> None:
     run_lines(call, found, lambda text: recipes.package_scripts(text, names))
 
 
-def _script_writes(call: Call, words: list[str]) -> None:
+def _script_writes(call: Invocation, words: list[str]) -> None:
     values = [w.value for w in call.args if not w.value.startswith("-")]
     if values[:1] == ["set-script"] and len(values) >= 3:
         call.run_script(values[2])
@@ -154,7 +154,7 @@ def _script_writes(call: Call, words: list[str]) -> None:
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 
 
-def make_targets(call: Call, targets: list[Word], directory: Word | None) -> str | None:
+def make_targets(call: Invocation, targets: list[Word], directory: Word | None) -> str | None:
     """`make [-C DIR] [VAR=value] [TARGET…]` with the makefile found in DIR (or cwd); returns its text."""
     overrides = {}
     names = []
@@ -169,7 +169,7 @@ def make_targets(call: Call, targets: list[Word], directory: Word | None) -> str
     return found[1].script if found is not None else None
 
 
-def procfile_runner(call: Call) -> Flow:
+def procfile_runner(call: Invocation) -> Flow:
     """honcho/foreman/overmind `start` (or `-f FILE start`): every process of the Procfile starts."""
     words = [w for w in call.args if not w.value.startswith("-")]
     chosen = next((call.args[i + 1] for i, w in enumerate(call.args[:-1]) if w.value in ("-f", "--procfile")), None)
@@ -185,7 +185,7 @@ def procfile_runner(call: Call) -> Flow:
     return OPAQUE
 
 
-def task_runner(call: Call) -> Flow:
+def task_runner(call: Invocation) -> Flow:
     """`just [RECIPE…]`, `task [TASK…]` (go-task)."""
     operands = [w for w in call.args if not w.value.startswith("-")]
     if any(w.value in ("--list", "-l", "--summary", "--help", "-h", "--version", "--dry-run", "-n")

@@ -19,7 +19,7 @@ from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import noting
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.options import Options, scan, spec
 from gateway.shell.words import Word
 
@@ -29,7 +29,7 @@ _STATEMENT = re.compile(r"[;\n]")
 _MAX_STATEMENTS = 256
 
 
-def _effects(call: Call, script: str) -> tuple[bool, bool]:
+def _effects(call: Invocation, script: str) -> tuple[bool, bool]:
     """(sends local files, removes remote ones) for a client command script; the local files it sends are read
     (a key sent is a key read) and those it fetches written (`get /etc/shadow /etc/cron.d/x`)."""
     uploads = removes = False
@@ -56,7 +56,7 @@ def _effects(call: Call, script: str) -> tuple[bool, bool]:
     return uploads, removes
 
 
-def _judge(call: Call, scripts: list[str], host: str | None) -> None:
+def _judge(call: Invocation, scripts: list[str], host: str | None) -> None:
     for script in scripts:
         uploads, removes = _effects(call, script)
         if uploads and _remote(host):
@@ -69,7 +69,7 @@ def _remote(host: str | None) -> bool:
     return host is None or not hostnames.is_local(host)
 
 
-def _script_of(call: Call, word: Word | None) -> str | None:
+def _script_of(call: Invocation, word: Word | None) -> str | None:
     """A batch file's text (`-b FILE`, `-f FILE`; `-` is standard input) when it is known."""
     if word is None:
         return None
@@ -93,7 +93,7 @@ _SMBCLIENT = spec("cDIpRsUWmnOTAlLdbtMEg", ["--command", "--directory", "--user"
                                              "--workgroup", "--configfile"])
 
 
-def sftp(call: Call) -> Flow:
+def sftp(call: Invocation) -> Flow:
     options = scan(call.args, _SFTP)
     host = _host_of(options)
     call.host(host)
@@ -103,7 +103,7 @@ def sftp(call: Call) -> Flow:
     return OPAQUE
 
 
-def lftp(call: Call) -> Flow:
+def lftp(call: Invocation) -> Flow:
     options = scan(call.args, _LFTP)
     host = _host_of(options)
     call.host(host)
@@ -119,7 +119,7 @@ def lftp(call: Call) -> Flow:
     return OPAQUE
 
 
-def ftp(call: Call) -> Flow:
+def ftp(call: Invocation) -> Flow:
     """ftp, tnftp, ncftp: the commands come on standard input."""
     options = scan(call.args, spec("PsTo"))
     host = _host_of(options)
@@ -129,7 +129,7 @@ def ftp(call: Call) -> Flow:
     return OPAQUE
 
 
-def smbclient(call: Call) -> Flow:
+def smbclient(call: Invocation) -> Flow:
     options = scan(call.args, _SMBCLIENT)
     share = options.operands[0].value if options.operands else ""
     host = hostnames.user_host(share.lstrip("/\\").replace("\\", "/").split("/", 1)[0]) if share else None
@@ -141,7 +141,7 @@ def smbclient(call: Call) -> Flow:
     return OPAQUE
 
 
-def ncftpput(call: Call) -> Flow:
+def ncftpput(call: Invocation) -> Flow:
     """`ncftpput [opts] HOST REMOTE-DIR FILES…`: always an upload."""
     options = scan(call.args, spec("uUpPjtoCayIfEmMW"))
     host = hostnames.user_host(options.operands[0].value) if options.operands else None
@@ -153,7 +153,7 @@ def ncftpput(call: Call) -> Flow:
     return OPAQUE
 
 
-def azcopy(call: Call) -> Flow:
+def azcopy(call: Invocation) -> Flow:
     """`azcopy copy|cp|sync SRC DST`: local files to a URL are sent there; `remove`, and a sync that deletes
     at the destination, delete there."""
     options = scan(call.args, spec("", ["--include-pattern", "--exclude-pattern", "--log-level", "--from-to",

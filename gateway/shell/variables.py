@@ -8,10 +8,10 @@ from dataclasses import replace
 
 from gateway.shell import categories as cat
 from gateway.shell import handoff
-from gateway.shell.facts import Facts
+from gateway.shell.facts import Collector
 from gateway.shell.flow import EMPTY, Scope
 from gateway.shell.generic import EMBEDDED_PATH
-from gateway.shell.invocation import Call, Runner
+from gateway.shell.invocation import Invocation, Runner
 from gateway.shell.words import Word
 
 HISTORY_SIZE_VARS = frozenset({"HISTSIZE", "HISTFILESIZE", "SAVEHIST"})
@@ -29,10 +29,10 @@ INJECTION_VARIABLES = frozenset({"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIE
                                   "PERL5OPT", "RUBYOPT", "NODE_OPTIONS"})
 
 
-def check_command_variable(runner: Runner, facts: Facts, name: str, value: Word, scope: Scope, depth: int) -> None:
+def check_command_variable(runner: Runner, facts: Collector, name: str, value: Word, scope: Scope, depth: int) -> None:
     """A variable whose value some program will run as a command, or that injects code."""
     if name in handoff.PATH_VARIABLES and (scope.written() or scope.renamed):
-        handoff.path_variable(Call(name, [], scope, EMPTY, depth, facts, runner), value.value)
+        handoff.path_variable(Invocation(name, [], scope, EMPTY, depth, facts, runner), value.value)
     if name in COMMAND_VARIABLES or name.endswith(COMMAND_SUFFIXES):
         text = value.value.strip().lstrip("|").replace("%s", "").strip()
         if not value.literal:
@@ -51,7 +51,7 @@ def check_command_variable(runner: Runner, facts: Facts, name: str, value: Word,
         facts.flag(cat.DYNAMIC_COMMAND)  # code nobody can see runs inside every program
 
 
-def check_history_variable(facts: Facts, name: str, value: Word) -> None:
+def check_history_variable(facts: Collector, name: str, value: Word) -> None:
     text = value.value.strip()
     if (
         name == "HISTFILE"

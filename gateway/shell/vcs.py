@@ -10,7 +10,7 @@ from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import note_arguments
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.options import scan, short_letters, spec
 from gateway.shell.words import Word
 
@@ -25,7 +25,7 @@ _COMMIT = spec("mFCcSt", ["--message", "--file", "--reuse-message", "--reedit-me
                           "--date", "--template", "--fixup", "--squash", "--cleanup", "--trailer"])
 
 
-def git(call: Call) -> Flow:
+def git(call: Invocation) -> Flow:
     options = scan(call.args, _GLOBAL)
     aliases: dict[str, str] = {}
     settings: dict[str, str] = {}
@@ -150,7 +150,7 @@ def _sets_header_secret(rest: list[Word]) -> bool:
     return len(operands) > 1 and operands[0].lower().endswith(".extraheader") and mentions_secret(operands[1])
 
 
-def _aimed_at(call: Call, path: str | None) -> None:
+def _aimed_at(call: Invocation, path: str | None) -> None:
     """Git pointed at a repository or work tree outside the workspace (home, system, or unknowable):
     whatever it does there, it does to someone else's work."""
     if path is None:

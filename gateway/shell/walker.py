@@ -17,10 +17,10 @@ from gateway.shell import categories as cat
 from gateway.shell import exhaustion, fields, foreign, handoff, lexicon, servers, variables
 from gateway.shell.clis import tables
 from gateway.shell.commands import checks_handoff, handler_for
-from gateway.shell.facts import NETWORK_STREAM, SHELL_READS_STDIN, Facts
+from gateway.shell.facts import NETWORK_STREAM, SHELL_READS_STDIN, Collector
 from gateway.shell.flow import EMPTY, ENVIRONMENT, OPAQUE, Flow, Scope
 from gateway.shell.generic import BASH_LIKE_SHELLS, default_handler, shebang
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.limits import MAX_COMMANDS, MAX_NESTING, MAX_NODES
 from gateway.shell.redirections import Redirections, read_redirections
 from gateway.shell.syntax import calls_itself_in_parallel, only_redirects, parse, reading, text_of
@@ -41,11 +41,11 @@ _MAX_WRAPPERS = 16  # sudo env nice timeout … chains
 class Walker:
     __slots__ = ("facts", "home")
 
-    def __init__(self, facts: Facts) -> None:
+    def __init__(self, facts: Collector) -> None:
         self.facts = facts
         self.home = facts.home
 
-    # -- entry points (also used by handlers through Call) ------------------------------------
+    # -- entry points (also used by handlers through Invocation) ------------------------------------
 
     def run_script(self, text: str, scope: Scope, stdin: Flow, depth: int) -> Flow:
         facts = self.facts
@@ -132,7 +132,7 @@ class Walker:
             name = scope.renamed[name]
         facts.executable(name)
         handler = handler_for(name)
-        call = Call(name, argv[1:], scope, stdin, depth, facts, self)
+        call = Invocation(name, argv[1:], scope, stdin, depth, facts, self)
         if checks_handoff(handler):
             handoff.check(call)
         if name in foreign.CONSOLES and foreign.opens_console(call):

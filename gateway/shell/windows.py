@@ -16,7 +16,7 @@ import re
 from gateway.shell import categories as cat
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import noting
-from gateway.shell.invocation import Call
+from gateway.shell.invocation import Invocation
 from gateway.shell.words import Word
 
 # Registry keys whose values Windows runs by itself: at logon, for every program started, as a service.
@@ -26,25 +26,25 @@ _AUTORUN_KEYS = re.compile(r"\\(?:Run|RunOnce|RunServices|RunOnceEx|Winlogon|Ima
 _HIVES_WITH_SECRETS = re.compile(r"^(?:HKLM|HKEY_LOCAL_MACHINE)[\\/]?(?:SAM|SYSTEM|SECURITY)\b", re.I)
 
 
-def _switches(call: Call) -> list[str]:
+def _switches(call: Invocation) -> list[str]:
     return [w.value.lower() for w in call.args if w.value.startswith(("/", "-")) and len(w.value) > 1]
 
 
-def _value_of(call: Call, *names: str) -> Word | None:
+def _value_of(call: Invocation, *names: str) -> Word | None:
     for i, word in enumerate(call.args[:-1]):
         if word.value.lower() in names:
             return call.args[i + 1]
     return None
 
 
-def _verb(call: Call) -> str:
+def _verb(call: Invocation) -> str:
     for word in call.args:
         if not word.value.startswith(("/", "-")):
             return word.value.lower()
     return ""
 
 
-def schtasks(call: Call) -> Flow:
+def schtasks(call: Invocation) -> Flow:
     switches = _switches(call)
     if {"/create", "-create", "/change", "-change"} & set(switches):
         call.flag(cat.PERSISTENCE)  # runs on a schedule, on its own
@@ -56,7 +56,7 @@ def schtasks(call: Call) -> Flow:
     return OPAQUE
 
 
-def reg(call: Call) -> Flow:
+def reg(call: Invocation) -> Flow:
     verb = _verb(call)
     keys = [w.value for w in call.args[1:] if not w.value.startswith(("/", "-"))]
     key = keys[0] if keys else ""
@@ -70,7 +70,7 @@ def reg(call: Call) -> Flow:
     return OPAQUE
 
 
-def sc(call: Call) -> Flow:
+def sc(call: Invocation) -> Flow:
     verb = _verb(call)
     if verb in ("create", "config", "failure", "sdset"):
         call.flag(cat.PERSISTENCE)  # a service: runs at boot, as SYSTEM
@@ -79,7 +79,7 @@ def sc(call: Call) -> Flow:
     return OPAQUE
 
 
-def net(call: Call) -> Flow:
+def net(call: Invocation) -> Flow:
     words = [w.value.lower() for w in call.args]
     if words[:1] in (["user"], ["users"]) and ("/add" in words or "/active:yes" in words or len(words) >= 3):
         call.flag(cat.CREDENTIAL_CREATION)  # `net user x P@ss /add`, or a new password for an account
@@ -89,13 +89,13 @@ def net(call: Call) -> Flow:
     return OPAQUE
 
 
-def vssadmin(call: Call) -> Flow:
+def vssadmin(call: Invocation) -> Flow:
     if _verb(call) in ("delete", "resize"):
         call.flag(cat.INFRA_DESTROY)  # the machine's restore points: what undoes a disaster
     return OPAQUE
 
 
-def wmic(call: Call) -> Flow:
+def wmic(call: Invocation) -> Flow:
     words = [w.value.lower() for w in call.args]
     if "call" in words and "create" in words:
         index = words.index("create")
@@ -108,7 +108,7 @@ def wmic(call: Call) -> Flow:
     return OPAQUE
 
 
-def cmd(call: Call) -> Flow:
+def cmd(call: Invocation) -> Flow:
     """`cmd /c CMD` / `cmd /k CMD`: the rest of the line is the command."""
     for i, word in enumerate(call.args):
         if word.value.lower() in ("/c", "/k", "/r"):

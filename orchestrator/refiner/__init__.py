@@ -20,7 +20,7 @@ from orchestrator.config import RefinerSection
 from orchestrator.engines.ask import NoAnswer, ask, asking_of
 from orchestrator.engines.base import Seat
 from orchestrator.plan import Plan, Task
-from orchestrator.refiner.answer import Action, Decision, RefinerAnswerError, parse_answer
+from orchestrator.refiner.answer import Action, Directive, RefinerAnswerError, parse_answer
 from orchestrator.refiner.prompt import refiner_prompt
 from orchestrator.refiner.validate import ValidDecision, validate
 from orchestrator.roles import Role
@@ -99,6 +99,6 @@ async def refine(
 
 
 __all__ = [
-    "Decision", "RefinerAnswerError", "RefinerOutcome", "ValidDecision", "fallback",
+    "Directive", "RefinerAnswerError", "RefinerOutcome", "ValidDecision", "fallback",
     "outcome_of", "parse_answer", "refine", "refiner_prompt", "validate",
 ]

@@ -38,7 +38,7 @@ class RefinerAnswerError(ValueError):
 
 
 @dataclass(frozen=True)
-class Decision:
+class Directive:
     """A well-formed directive, not yet checked against the plan."""
 
     action: Action
@@ -59,7 +59,7 @@ _PRIORITY_ITEM = re.compile(r"\A(?P<id>[^=\s]+)[ \t]*=[ \t]*(?P<n>[+-]?[0-9]+)\Z
 _GRAMMAR = "CONTINUE, SKIP: ids, REPRIORITIZE: id=N, ..., ADD: {task json} or RETRY: id"
 
 
-def parse_answer(text: str) -> Decision:
+def parse_answer(text: str) -> Directive:
     """The one directive in ``text``; :class:`RefinerAnswerError` naming the problem otherwise."""
     if len(text) > MAX_ANSWER_CHARS:
         raise RefinerAnswerError(f"answer too long ({len(text)} characters, at most {MAX_ANSWER_CHARS})")
@@ -71,7 +71,7 @@ def parse_answer(text: str) -> Decision:
     if keyword == "CONTINUE":
         if after:
             raise RefinerAnswerError(f"CONTINUE must be the whole answer, got {_snippet(body)}")
-        return Decision("continue")
+        return Directive("continue")
     if keyword not in ("SKIP", "REPRIORITIZE", "ADD", "RETRY"):
         raise RefinerAnswerError(f"expected exactly one directive ({_GRAMMAR}) and nothing else, got {_snippet(body)}")
     colon = _COLON.match(after)
@@ -79,17 +79,17 @@ def parse_answer(text: str) -> Decision:
         raise RefinerAnswerError(f"{keyword} must be followed by ':' and its arguments, got {_snippet(body)}")
     rest = colon.group("rest")
     if keyword == "ADD":
-        return Decision("add", task=MappingProxyType(_task_json(rest)))
+        return Directive("add", task=MappingProxyType(_task_json(rest)))
     if "\n" in rest or "\r" in rest:
         raise RefinerAnswerError(f"{keyword} must be a single line (one directive only, nothing after it)")
     if keyword == "SKIP":
-        return Decision("skip", skip=tuple(_ids(rest, keyword)))
+        return Directive("skip", skip=tuple(_ids(rest, keyword)))
     if keyword == "RETRY":
         ids = _ids(rest, keyword)
         if len(ids) != 1:
             raise RefinerAnswerError("RETRY names exactly one task")
-        return Decision("retry", retry=ids[0])
-    return Decision("reprioritize", priorities=tuple(_priorities(rest)))
+        return Directive("retry", retry=ids[0])
+    return Directive("reprioritize", priorities=tuple(_priorities(rest)))
 
 
 def _unfence(body: str) -> str:

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from acteon_core.vocabulary import DEAD_ENDS
 from orchestrator.plan import Plan, PlanError, Task, describe_error, validate_plan
-from orchestrator.refiner.answer import MAX_PRIORITY, Action, Decision, RefinerAnswerError
+from orchestrator.refiner.answer import MAX_PRIORITY, Action, Directive, RefinerAnswerError
 from orchestrator.roles import Role
 
 EDITABLE = frozenset({"pending", "ready"})  # not started: the only tasks SKIP / REPRIORITIZE may touch
@@ -50,7 +50,7 @@ class ValidDecision:
 
 
 def validate(
-    decision: Decision, *, plan: Plan, statuses: Mapping[str, str], finished_task: Task, roles: Mapping[str, Role],
+    decision: Directive, *, plan: Plan, statuses: Mapping[str, str], finished_task: Task, roles: Mapping[str, Role],
     retried: frozenset[str] = frozenset(),
 ) -> ValidDecision:
     """``decision`` checked against the plan and the tasks' current ``statuses``; raises

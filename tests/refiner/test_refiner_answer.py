@@ -10,28 +10,28 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orchestrator.plan import ID_PATTERN
-from orchestrator.refiner.answer import MAX_ANSWER_CHARS, Decision, RefinerAnswerError, parse_answer
+from orchestrator.refiner.answer import MAX_ANSWER_CHARS, Directive, RefinerAnswerError, parse_answer
 
 ADD_JSON = '{"name": "check", "assigned_role": "reviewer",\n "subtasks": [{"name": "r", "prompt": "look"}]}'
 
-VALID: list[tuple[str, Decision]] = [
-    ("CONTINUE", Decision("continue")),
-    ("  CONTINUE \n\n", Decision("continue")),
-    ("continue", Decision("continue")),  # keywords are case-insensitive
-    ("```\nCONTINUE\n```", Decision("continue")),
-    ("```text\nCONTINUE\n```", Decision("continue")),
-    ("```CONTINUE```", Decision("continue")),
-    ("SKIP: a", Decision("skip", skip=("a",))),
-    ("SKIP:a,b-2", Decision("skip", skip=("a", "b-2"))),
-    ("Skip :  a ,  b.c  ", Decision("skip", skip=("a", "b.c"))),
-    ("REPRIORITIZE: a=1, b=-5, c = +7", Decision("reprioritize", priorities=(("a", 1), ("b", -5), ("c", 7)))),
-    ("reprioritize: a=1000000", Decision("reprioritize", priorities=(("a", 1_000_000),))),
-    ("REPRIORITIZE: a=-0001000000", Decision("reprioritize", priorities=(("a", -1_000_000),))),
+VALID: list[tuple[str, Directive]] = [
+    ("CONTINUE", Directive("continue")),
+    ("  CONTINUE \n\n", Directive("continue")),
+    ("continue", Directive("continue")),  # keywords are case-insensitive
+    ("```\nCONTINUE\n```", Directive("continue")),
+    ("```text\nCONTINUE\n```", Directive("continue")),
+    ("```CONTINUE```", Directive("continue")),
+    ("SKIP: a", Directive("skip", skip=("a",))),
+    ("SKIP:a,b-2", Directive("skip", skip=("a", "b-2"))),
+    ("Skip :  a ,  b.c  ", Directive("skip", skip=("a", "b.c"))),
+    ("REPRIORITIZE: a=1, b=-5, c = +7", Directive("reprioritize", priorities=(("a", 1), ("b", -5), ("c", 7)))),
+    ("reprioritize: a=1000000", Directive("reprioritize", priorities=(("a", 1_000_000),))),
+    ("REPRIORITIZE: a=-0001000000", Directive("reprioritize", priorities=(("a", -1_000_000),))),
 ]
 
 
 @pytest.mark.parametrize(("text", "expected"), VALID)
-def test_valid_answers(text: str, expected: Decision) -> None:
+def test_valid_answers(text: str, expected: Directive) -> None:
     assert parse_answer(text) == expected
 
 
