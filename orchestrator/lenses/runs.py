@@ -43,12 +43,11 @@ async def run_lens(run: Run, task: Task, place: Worktree | None, held: Held | No
     summary = (f"lens {made.result}: {made.report['answered']} of {len(lens.members)} answered, "
                f"{len(made.report['clusters'])} finding cluster(s)")
     if made.result == "insufficient_data":
-        outcome = TaskOutcome("failed", f"insufficient_data: no member answered ({'; '.join(made.warnings)})"[:500])
-    elif made.result == "below_quorum" and lens.strict:
-        outcome = TaskOutcome("failed", f"{summary} (strict: {'; '.join(made.warnings)})"[:500])
-    else:
-        outcome = TaskOutcome("done", summary)
-    return await run.after_task(task, outcome, made.markdown)
+        return TaskOutcome("failed", f"insufficient_data: no member answered ({'; '.join(made.warnings)})"[:500],
+                           output=made.markdown)
+    if made.result == "below_quorum" and lens.strict:
+        return TaskOutcome("failed", f"{summary} (strict: {'; '.join(made.warnings)})"[:500], output=made.markdown)
+    return TaskOutcome("done", summary, output=made.markdown)
 
 
 async def _member(run: Run, task: Task, place: Worktree | None, held: Held | None, workdir: Path,

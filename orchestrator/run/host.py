@@ -45,7 +45,4 @@ class RunHost(Protocol):
     def lens_parallel(self, task: Task) -> int: ...
 
     async def work(self, task: Task, place: Worktree | None, held: Held | None) -> TaskOutcome:
-        """A task's agents, then its merge and the refiner (as for any task of the plan)."""
-
-    async def after_task(self, task: Task, outcome: TaskOutcome, result_text: str) -> TaskOutcome:
-        """The refiner's turn once a task is over, before its dependents start."""
+        """A task's agents, then its merge (as for any task of the plan)."""

@@ -9,6 +9,7 @@ process group is killed and the run ends ``cancelled``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import signal
 import time
@@ -127,7 +128,7 @@ class Run:
         specs = [self._spec(t, i) for i, t in enumerate(self.plan.tasks)]
         caps = {name: r.max_concurrent for name, r in self.roles.items() if r.max_concurrent}
         self.scheduler = Scheduler(specs, max_agents=self.max_agents(), role_caps=caps, run_task=self._run_task,
-                                   on_change=self._on_change, initial=initial)
+                                   on_change=self._on_change, after_task=self._after_task, initial=initial)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.cancel, f"cancelled ({signal.Signals(sig).name})")
@@ -250,15 +251,10 @@ class Run:
             self.progress(task_id, status, reason)
 
     async def _run_task(self, spec: TaskSpec) -> TaskOutcome:
-        while True:
-            outcome = await self._attempt(spec)
-            if self.watcher is not None:  # the task's decisions journaled (and shown) before it reads done
-                await self.watcher.poll_once()
-            if self.refining is None or spec.id not in self.refining.rerun:
-                return outcome
-            self.refining.rerun.discard(spec.id)  # the refiner asked for another attempt: same slot, fresh branch
-            self._on_change(spec.id, "running", f"retried by the refiner after {outcome.status}: runs again on "
-                                                "the integration head, with the report")
+        outcome = await self._attempt(spec)
+        if self.watcher is not None:  # the task's decisions journaled (and shown) before it reads done
+            await self.watcher.poll_once()
+        return outcome
 
     async def _attempt(self, spec: TaskSpec) -> TaskOutcome:
         task, places = self.tasks[spec.id], self.sessions.places
@@ -281,14 +277,14 @@ class Run:
                     self._on_change(task.id, "running", "scope claimed")
                 return await self.work(task, place, held)
         except ClaimRefused as e:
-            return await self.after_task(task, TaskOutcome("failed", f"scope claim refused: {e}"), str(e))
+            return TaskOutcome("failed", f"scope claim refused: {e}", output=str(e))
 
     async def work(self, task: Task, place: Worktree | None, held: Held | None) -> TaskOutcome:
         attempts = self.sessions.attempts
         if place is not None and task.id in attempts.merge_pending:
             # Resumed after its agents finished and its merge began: the merge is finished, not the work redone.
             attempts.merge_pending.discard(task.id)
-            return await self.after_task(task, await self.delivery.land(task, place), "")
+            return await self.delivery.land(task, place)
         workdir = place.path if place is not None else Path(self.plan.scope.working_directory)
         if len(task.depends_on) > 1 and self.cfg.synthesis.enabled:
             await self.handoffs.synthesize(self.cfg.synthesis, task, workdir, engine=self.opts.engine, seat=self.seat)
@@ -305,20 +301,24 @@ class Run:
             self.briefing.record_findings(task.id, agent_id, result.output)
             last_output = result.output or result.detail
             if not result.ok:
-                return await self.after_task(task, TaskOutcome("failed", f"{sub.id}: {result.detail}"[:500]),
-                                             last_output)
+                return TaskOutcome("failed", f"{sub.id}: {result.detail}"[:500], output=last_output)
         # Saved before the merge: a resume that finishes an interrupted merge still has it for a synthesis.
         self.handoffs.save_output(task.id, last_output)
         outcome = await self.delivery.land(task, place) if place is not None else TaskOutcome("done")
-        return await self.after_task(task, outcome, last_output)
+        return dataclasses.replace(outcome, output=last_output)
 
-    async def after_task(self, task: Task, outcome: TaskOutcome, result_text: str) -> TaskOutcome:
-        """The refiner's turn now that ``task`` is over, before its dependents can start (the task counts as
-        running until then)."""
-        if self.refining is None or self.scheduler is None or self.cancel_reason or task.id not in self.tasks:
-            return outcome  # (a fix of the adversarial loop is not a task of the plan)
+    async def _after_task(self, spec: TaskSpec, outcome: TaskOutcome) -> str | None:
+        """The refiner's turn once a task of the plan is over: the scheduler holds its slot and its dependents
+        until this returns. A reason: the refiner retried it, and it runs again at once in the same slot."""
+        task = self.tasks.get(spec.id)
+        if self.refining is None or self.scheduler is None or self.cancel_reason or task is None:
+            return None
         await self.refining.after_task(
-            task, outcome, result_text, scheduler=self.scheduler, seat=self.seat, attempts=self.sessions.attempts,
-            spec=lambda new: self._spec(new, len(self.plan.tasks)),
+            task, outcome, outcome.output, scheduler=self.scheduler, seat=self.seat,
+            attempts=self.sessions.attempts, spec=lambda new: self._spec(new, len(self.plan.tasks)),
             added=self.watcher.add_task if self.watcher is not None else lambda _id: None)
-        return outcome
+        if spec.id not in self.refining.rerun:
+            return None
+        self.refining.rerun.discard(spec.id)  # a fresh branch from the integration head, with the report
+        return (f"retried by the refiner after {outcome.status}: runs again on the integration head, "
+                "with the report")

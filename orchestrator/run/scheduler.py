@@ -1,6 +1,8 @@
 """DAG scheduler: starts each task the moment its dependencies are done, within the agent and role caps.
 
-It knows nothing about how a task runs (``run_task`` is injected) and nothing about journals (``on_change``
+It knows nothing about how a task runs (``run_task`` is injected), nor what happens once it ran (``after_task``,
+the refiner's turn: it runs while the task still holds its slot, before the outcome is recorded, so dependents
+wait for it; returning a reason runs the task again in the same slot), nor about journals (``on_change``
 receives every status change). Everything happens on one event loop, so the state needs no locks: the
 main loop sleeps on an ``asyncio.Event`` that every state change sets, and recomputes what can start.
 """
@@ -43,6 +45,7 @@ class TaskSpec:
 class TaskOutcome:
     status: TaskEnd
     detail: str = ""
+    output: str = ""  # what the task's last agent answered (the refiner reads it)
 
 
 def _ignore(task_id: str, status: Status, reason: str) -> None:
@@ -58,7 +61,7 @@ class Scheduler:
         role_caps: dict[str, int],
         run_task: Callable[[TaskSpec], Awaitable[TaskOutcome]],
         on_change: Callable[[str, Status, str], None] = _ignore,
-        after_task: Callable[[TaskSpec, TaskOutcome], Awaitable[None]] | None = None,
+        after_task: Callable[[TaskSpec, TaskOutcome], Awaitable[str | None]] | None = None,
         initial: dict[str, Status] | None = None,
     ) -> None:
         if max_agents < 1:
@@ -106,8 +109,6 @@ class Scheduler:
         self.peak_running = 0
         self.peak_by_role: dict[str, int] = {}
 
-        # Tasks whose outcome is recorded but whose after_task hook has not returned: their dependents wait.
-        self._settling: set[str] = set()
         # The interruptible piece of work (run_task or after_task) each live task is awaiting.
         self._inflight: dict[str, asyncio.Future[Any]] = {}
         self._workers: set[asyncio.Task[None]] = set()
@@ -168,12 +169,10 @@ class Scheduler:
             if self._status[task_id] != "pending":
                 continue
             deps = self._specs[task_id].depends_on
-            dead = next((d for d in deps if self._status[d] in DEAD_ENDS and d not in self._settling), None)
+            dead = next((d for d in deps if self._status[d] in DEAD_ENDS), None)
             if dead is not None:
                 self._set(task_id, "blocked", self._block_reason(dead))
-            elif self._cancel_reason is None and all(
-                self._status[d] == "done" and d not in self._settling for d in deps
-            ):
+            elif self._cancel_reason is None and all(self._status[d] == "done" for d in deps):
                 parked = self._specs[task_id].parked
                 if parked is not None:
                     self._set(task_id, "parked", parked)
@@ -279,23 +278,29 @@ class Scheduler:
         self._wake.set()
 
     async def _work(self, spec: TaskSpec) -> None:
-        result = await self._interruptible(spec.id, self._call_run_task(spec))
+        while True:
+            result = await self._interruptible(spec.id, self._call_run_task(spec))
+            again = await self._after(spec, result) if result is not None else None
+            if again is None:
+                break
+            self._set(spec.id, "running", again)  # the same slot, at once
         outcome = result if result is not None else TaskOutcome("cancelled", self._cancel_reason or "cancelled")
         self._running_total -= spec.slots
         self._running_by_role[spec.role] -= 1
         self._running_scopes.pop(spec.id, None)
-        # The slot is free now, while the hook below runs; only this task's dependents wait for the hook.
-        self._settling.add(spec.id)
         self._set(spec.id, outcome.status, outcome.detail)
         self._wake.set()
+
+    async def _after(self, spec: TaskSpec, outcome: TaskOutcome) -> str | None:
+        """The after_task hook on a finished attempt: why to run it again, or None. Its failure is reported
+        and ignored (the outcome stands); a cancel interrupts it."""
+        if self._after_task is None or self._cancel_reason is not None:
+            return None
         try:
-            if self._after_task is not None and self._cancel_reason is None:
-                try:
-                    await self._interruptible(spec.id, self._after_task(spec, outcome))
-                except Exception as exc:
-                    self._on_change(spec.id, outcome.status, f"after_task error (ignored): {_describe(exc)}")
-        finally:
-            self._settling.discard(spec.id)
+            return await self._interruptible(spec.id, self._after_task(spec, outcome))
+        except Exception as exc:
+            self._on_change(spec.id, "running", f"after_task error (ignored): {_describe(exc)}")
+            return None
 
     async def _call_run_task(self, spec: TaskSpec) -> TaskOutcome:
         try:

@@ -200,36 +200,57 @@ async def test_an_exception_in_run_task_fails_that_task_only() -> None:
 # -------------------------------------------------------------------------------------- after_task hook
 
 
-async def test_after_task_runs_before_dependents_but_frees_the_slot() -> None:
+async def test_after_task_holds_the_slot_and_the_dependents_until_it_returns() -> None:
+    """The refiner's turn: the task still counts as running (its slot and its dependents wait), and its outcome
+    is recorded only when the hook returns."""
     hook_gate = asyncio.Event()
     hooked: list[str] = []
 
-    async def after(spec: TaskSpec, outcome: TaskOutcome) -> None:
+    async def after(spec: TaskSpec, outcome: TaskOutcome) -> str | None:
         hooked.append(spec.id)
         if spec.id == "a":
             await hook_gate.wait()
+        return None
 
     h = Harness(specs(("a", "coder", 1, ()), ("b", "coder", 1, ("a",)), ("other", "coder", 2, ())),
                 max_agents=1, after_task=after)
     run = h.start()
     await until(lambda: h.running == {"a"})
     h.release("a")
-    await until(lambda: h.running == {"other"}, "the slot is reused while the hook runs")
-    assert h.scheduler.statuses["a"] == "done" and h.scheduler.statuses["b"] == "pending"
-    h.release("other")
-    await until(lambda: hooked == ["a", "other"])
+    await until(lambda: hooked == ["a"])
     for _ in range(50):
         await asyncio.sleep(0)
-    assert "b" not in h.started
+    assert h.started == ["a"], "nothing starts in the slot the hook holds"
+    assert h.scheduler.statuses["a"] == "running" and h.scheduler.statuses["b"] == "pending"
     hook_gate.set()
-    h.release("b")
-    assert (await run)["b"] == "done"
+    await until(lambda: h.running == {"b"})
+    assert h.scheduler.statuses["a"] == "done"
+    h.release("b", "other")
+    assert await run == {"a": "done", "b": "done", "other": "done"}
+    assert h.started == ["a", "b", "other"] and h.violations == []
+
+
+async def test_a_reason_from_after_task_runs_the_task_again_in_its_slot() -> None:
+    """A refiner's RETRY: the task runs again at once, in the slot it holds; the reason is journaled."""
+    attempts: list[str] = []
+
+    async def after(spec: TaskSpec, outcome: TaskOutcome) -> str | None:
+        attempts.append(spec.id)
+        return "retried by the refiner" if attempts.count("a") == 1 and spec.id == "a" else None
+
+    h = Harness(specs(("a", "coder", 1, ()), ("b", "coder", 1, ("a",)), ("other", "coder", 2, ())),
+                max_agents=1, gated=False, after_task=after)
+    assert await h.scheduler.run() == {"a": "done", "b": "done", "other": "done"}
+    assert h.started == ["a", "a", "b", "other"] and h.violations == []
+    assert ("a", "running", "retried by the refiner") in h.journal
+    assert [s for i, s, _ in h.journal if i == "a"].count("done") == 1
 
 
 async def test_a_refiner_skip_in_after_task_blocks_the_skipped_tasks_dependents() -> None:
-    async def after(spec: TaskSpec, outcome: TaskOutcome) -> None:
+    async def after(spec: TaskSpec, outcome: TaskOutcome) -> str | None:
         if spec.id == "a":
             h.scheduler.skip(["b"], "refiner: not needed")
+        return None
 
     h = Harness(specs(("a", "coder", 1, ()), ("b", "coder", 1, ("a",)), ("c", "coder", 1, ("b",))),
                 gated=False, after_task=after)
@@ -241,12 +262,12 @@ async def test_a_refiner_skip_in_after_task_blocks_the_skipped_tasks_dependents(
 
 
 async def test_an_exception_in_after_task_is_reported_and_ignored() -> None:
-    async def after(spec: TaskSpec, outcome: TaskOutcome) -> None:
+    async def after(spec: TaskSpec, outcome: TaskOutcome) -> str | None:
         raise ValueError("refiner crashed")
 
     h = Harness(specs(("a", "coder", 1, ()), ("b", "coder", 1, ("a",))), gated=False, after_task=after)
     assert await h.scheduler.run() == {"a": "done", "b": "done"}
-    assert ("a", "done", "after_task error (ignored): ValueError: refiner crashed") in h.journal
+    assert ("a", "running", "after_task error (ignored): ValueError: refiner crashed") in h.journal
 
 
 # ------------------------------------------------------------------------------------------ plan edits
@@ -309,9 +330,10 @@ async def test_add_task_validation() -> None:
 
 
 async def test_a_task_added_by_the_refiner_runs_after_its_dependencies() -> None:
-    async def after(spec: TaskSpec, outcome: TaskOutcome) -> None:
+    async def after(spec: TaskSpec, outcome: TaskOutcome) -> str | None:
         if spec.id == "a":
             h.scheduler.add_task(TaskSpec("review-a", "reviewer", 1, ("a",), 10))
+        return None
 
     h = Harness(specs(("a", "coder", 1, ()), ("b", "coder", 5, ("a",))), max_agents=1, gated=False, after_task=after)
     statuses = await h.scheduler.run()
