@@ -56,7 +56,8 @@ def main() -> int:
                              headers={"Authorization": f"Bearer {ADMIN}"}).json()["agent_key"]
             from acteon_core.settings import hook_command
 
-            ours = hook_command("gate", "claude", key_file=None, url=url, budget=None)
+            # authoritative: an allow is answered as an allow (what orchestrated agents get), so it can be checked
+            ours = hook_command("gate", "claude", key_file=None, url=url, budget=None, authoritative=True)
             ref = str(ROOT / "bench" / "reference_hook.sh")
             call_env = {"PATH": os.environ["PATH"], "ACTEON_AGENT_KEY": key, "ACTEON_RUN_ID": "bench",
                         "ACTEON_AGENT_ID": "bench-agent", "ACTEON_URL": url}
