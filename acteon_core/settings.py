@@ -70,15 +70,22 @@ def _merge_event(settings: dict[str, Any], event: str, group: dict[str, Any]) ->
     groups = hooks.get(event, [])
     if not isinstance(groups, list):
         raise SettingsError(f"'hooks.{event}' in the settings file is not a list")
-    kept = []
+    kept, _ = _without_ours(groups)
+    hooks[event] = [*kept, group]
+
+
+def _without_ours(groups: list[Any]) -> tuple[list[Any], int]:
+    """An event's hook groups with our hooks taken out (a group left empty goes too), and how many were."""
+    kept, removed = [], 0
     for g in groups:
         if isinstance(g, dict) and isinstance(g.get("hooks"), list):
             others = [h for h in g["hooks"] if not _is_ours(h)]
+            removed += len(g["hooks"]) - len(others)
             if others:
                 kept.append({**g, "hooks": others})
         else:
             kept.append(g)
-    hooks[event] = [*kept, group]
+    return kept, removed
 
 
 def claude_settings(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
@@ -140,15 +147,8 @@ def remove_ours(settings: dict[str, Any]) -> int:
         groups = hooks[event]
         if not isinstance(groups, list):
             continue
-        kept = []
-        for g in groups:
-            if isinstance(g, dict) and isinstance(g.get("hooks"), list):
-                others = [h for h in g["hooks"] if not _is_ours(h)]
-                removed += len(g["hooks"]) - len(others)
-                if others:
-                    kept.append({**g, "hooks": others})
-            else:
-                kept.append(g)
+        kept, count = _without_ours(groups)
+        removed += count
         if kept:
             hooks[event] = kept
         elif groups:

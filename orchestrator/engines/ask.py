@@ -130,16 +130,8 @@ async def _ask_claude(cfg: Asking, prompt: str, workdir: Path, agent_dir: Path, 
         agent_dir=agent_dir, workdir=workdir, env=env, timeout_s=cfg.timeout_seconds,
         extra_args=["--model", cfg.model or DEFAULT_MODELS["claude"], "--tools", "", "--strict-mcp-config",
                     "--disable-slash-commands"], max_output_bytes=MAX_OUTPUT_BYTES)
-    _check_exit(cfg, result, agent_dir)
-    _check_size(agent_dir / "output.json")
-    if not data:
-        raise NoAnswer(f"the CLI's output is not JSON (an object): {_head(agent_dir / 'output.json')!r}")
-    if data.get("is_error"):
-        raise NoAnswer(f"claude reported an error: {str(data.get('result', ''))[:300]}")
-    answer = data.get("result")
-    if not isinstance(answer, str):
-        raise NoAnswer("claude's output has no 'result' text")
-    return answer, from_claude(data).fields()
+    error = data.get("result", "") if data.get("is_error") else None
+    return _answer(cfg, result, agent_dir, data, "claude", error, "result"), from_claude(data).fields()
 
 
 async def _ask_gemini(cfg: Asking, prompt: str, workdir: Path, agent_dir: Path, env: dict[str, str],
@@ -151,16 +143,23 @@ async def _ask_gemini(cfg: Asking, prompt: str, workdir: Path, agent_dir: Path, 
         env=env, timeout_s=cfg.timeout_seconds, base_settings={"tools": {"core": []}},
         extra_args=["-m", cfg.model or DEFAULT_MODELS["gemini"], "--approval-mode", "default"],
         max_output_bytes=MAX_OUTPUT_BYTES)
+    return (_answer(cfg, result, agent_dir, data, "gemini", data.get("error") or None, "response"),
+            from_gemini(data).fields())
+
+
+def _answer(cfg: Asking, result: ProcResult, agent_dir: Path, data: dict[str, Any], cli: str, error: object,
+            text_key: str) -> str:
+    """The answer text in a CLI's JSON output, or why there is none (``error``: what the CLI reported)."""
     _check_exit(cfg, result, agent_dir)
     _check_size(agent_dir / "output.json")
     if not data:
         raise NoAnswer(f"the CLI's output is not JSON (an object): {_head(agent_dir / 'output.json')!r}")
-    if data.get("error"):
-        raise NoAnswer(f"gemini reported an error: {str(data.get('error'))[:300]}")
-    answer = data.get("response")
+    if error is not None:
+        raise NoAnswer(f"{cli} reported an error: {str(error)[:300]}")
+    answer = data.get(text_key)
     if not isinstance(answer, str):
-        raise NoAnswer("gemini's output has no 'response' text")
-    return answer, from_gemini(data).fields()
+        raise NoAnswer(f"{cli}'s output has no '{text_key}' text")
+    return answer
 
 
 def _check_size(path: Path) -> None:

@@ -23,16 +23,16 @@ class Refining:
                  tasks: dict[str, Task], run_dir: R.RunDir, note: Callable[[str], None]) -> None:
         self.cfg, self.run_engine, self.plan, self.roles, self.tasks = cfg, run_engine, plan, roles, tasks
         self.dir, self.note = run_dir, note
-        self.rerun: set[str] = set()  # tasks the refiner retried: they run again in the slot they hold
 
-    async def after_task(self, task: Task, outcome: TaskOutcome, result_text: str, *, scheduler: Scheduler,
+    async def after_task(self, task: Task, outcome: TaskOutcome, *, scheduler: Scheduler,
                          seat: Seat, attempts: Attempts, spec: Callable[[Task], TaskSpec],
-                         added: Callable[[str], None]) -> None:
+                         added: Callable[[str], None]) -> bool:
         """Ask what to change now that ``task`` is over and apply it. ``spec`` schedules an added task,
-        ``added`` tells the watcher about it."""
+        ``added`` tells the watcher about it. True: the refiner retried ``task``, which runs again at once in the
+        slot it holds."""
         statuses = {**scheduler.statuses, task.id: outcome.status}
         decision = await refine(
-            self.cfg, engine=self.run_engine, plan=self.plan, finished_task=task, result_text=result_text,
+            self.cfg, engine=self.run_engine, plan=self.plan, finished_task=task, result_text=outcome.output,
             statuses=statuses, roles=self.roles, workdir=Path(self.plan.scope.working_directory),
             agent_dir=self.dir.agent_dir(f"refiner.{task.id}"), seat=seat,
             retried=frozenset(attempts.by_refiner))
@@ -46,6 +46,7 @@ class Refining:
         if decision.action != "continue" or decision.fallback:
             self.note(f"refiner after {task.id}: {decision.action.upper()}"
                       + (f" (fallback: {decision.reason})" if decision.fallback else ""))
+        return decision.action == "retry" and task.id in decision.retried
 
     def _apply(self, decision: RefinerOutcome, scheduler: Scheduler, attempts: Attempts,
                spec: Callable[[Task], TaskSpec], added: Callable[[str], None]) -> None:
@@ -61,7 +62,6 @@ class Refining:
             for task_id in decision.retried:
                 attempts.add(task_id, attempts.report_path_after(task_id))
                 attempts.by_refiner.add(task_id)
-                self.rerun.add(task_id)
         elif decision.action == "add" and decision.added_task is not None:
             new = decision.added_task
             scheduler.add_task(spec(new))

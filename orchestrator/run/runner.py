@@ -313,12 +313,12 @@ class Run:
         task = self.tasks.get(spec.id)
         if self.refining is None or self.scheduler is None or self.cancel_reason or task is None:
             return None
-        await self.refining.after_task(
-            task, outcome, outcome.output, scheduler=self.scheduler, seat=self.seat,
-            attempts=self.sessions.attempts, spec=lambda new: self._spec(new, len(self.plan.tasks)),
+        retried = await self.refining.after_task(
+            task, outcome, scheduler=self.scheduler, seat=self.seat, attempts=self.sessions.attempts,
+            spec=lambda new: self._spec(new, len(self.plan.tasks)),
             added=self.watcher.add_task if self.watcher is not None else lambda _id: None)
-        if spec.id not in self.refining.rerun:
+        if not retried:
             return None
-        self.refining.rerun.discard(spec.id)  # a fresh branch from the integration head, with the report
+        # a fresh branch from the integration head, with the report
         return (f"retried by the refiner after {outcome.status}: runs again on the integration head, "
                 "with the report")
