@@ -35,8 +35,8 @@ from orchestrator import rundir as R  # noqa: E402
 from orchestrator.graph import twin as T  # noqa: E402
 from orchestrator.graph.queries import READY, run_query  # noqa: E402
 from orchestrator.graph.store import STORES, open_dataset, parse_nquads  # noqa: E402
-from orchestrator.plan import Plan  # noqa: E402
-from orchestrator.planfile import save_plan  # noqa: E402
+from orchestrator.plan.file import save_plan  # noqa: E402
+from orchestrator.plan.model import Plan  # noqa: E402
 
 ROLES = ["coder", "researcher", "reviewer"]
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)

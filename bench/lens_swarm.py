@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from orchestrator.lenses.answers import parse_answer  # noqa: E402
 from orchestrator.lenses.clusters import cluster, ranked  # noqa: E402
 from orchestrator.lenses.merger import MemberOutcome, merger_prompt, new_tag, report_json, report_markdown  # noqa: E402
-from orchestrator.plan import Lens  # noqa: E402
+from orchestrator.plan.model import Lens  # noqa: E402
 
 
 def makespan(members: int, cap: int, sleep_s: float) -> tuple[float, float]:

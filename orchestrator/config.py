@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from orchestrator.errors import UserError
-from orchestrator.plan import describe_error
+from orchestrator.plan.model import describe_error
 
 Engine = Literal["claude", "gemini", "command"]
 # Role names end up in gateway rule names (role-<name>-tools), which must be kebab-case.

@@ -22,7 +22,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from acteon_core.vocabulary import TOOL_GROUPS
 from orchestrator.config import ROLE_NAME_PATTERN, SwarmConfig
-from orchestrator.plan import Plan, Subtask, Task
+from orchestrator.plan.model import Plan, Subtask, Task
 
 
 class RoleError(ValueError):

@@ -18,6 +18,28 @@ ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
 T0 = 1_800_000_000_000  # an arbitrary fixed start for the injected clock (ms)
 
 
+# The "slow" mark is a promise to whoever runs ``pytest -m "not slow"`` for a quick pass: a test that takes
+# longer than this (setup, body and teardown) must carry it. The summary names every one that does not.
+SLOW_S = 5.0
+_durations: dict[str, float] = {}
+_marked_slow: set[str] = set()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration
+    if "slow" in report.keywords:
+        _marked_slow.add(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    unmarked = sorted(((d, n) for n, d in _durations.items() if d > SLOW_S and n not in _marked_slow),
+                      reverse=True)
+    if unmarked:
+        terminalreporter.section(f"tests over {SLOW_S:.0f} s without the slow mark")
+        for duration, nodeid in unmarked:
+            terminalreporter.write_line(f"{duration:6.1f} s  {nodeid}")
+
+
 class FakeClock:
     """Injected into the gateway instead of Redis TIME, so tests move time without sleeping."""
 

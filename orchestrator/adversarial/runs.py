@@ -14,7 +14,7 @@ from orchestrator.adversarial.challenges import Challenge, recovery_prompt
 from orchestrator.adversarial.loop import EVAL_GATE, AdversarialLoop, ChallengerUnavailable, FixResult, Gate
 from orchestrator.adversarial.report import write_report
 from orchestrator.engines.ask import Asking, NoAnswer, ask_with_usage
-from orchestrator.plan import PlanError, Subtask, Task
+from orchestrator.plan.model import PlanError, Subtask, Task
 from orchestrator.run.evals import EvalResult, result_of
 from orchestrator.run.evaluation import score_head
 from orchestrator.workspace.git import rev

@@ -90,7 +90,7 @@ def run(console: Console, state_dir: Path | None = None, as_json: bool = False) 
     from orchestrator.config import parse_config
     from orchestrator.events import ToolCall
     from orchestrator.gatewayclient import GatewayClient
-    from orchestrator.plan import Plan
+    from orchestrator.plan.model import Plan
     from orchestrator.roles import roles_from_config
     from orchestrator.run.runner import Run, RunOptions
     from orchestrator.rundir import RunDir, default_state_dir

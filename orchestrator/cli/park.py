@@ -111,7 +111,7 @@ def propose(run_id: RunArg, task_id: TaskArg,
     """Record a safer alternative to a parked task; `park approve --proposal N` runs it instead."""
     from pydantic import ValidationError
 
-    from orchestrator.plan import Task, describe_error
+    from orchestrator.plan.model import Task, describe_error
 
     state = state_of(state_dir)
     admin_key(state)

@@ -36,10 +36,10 @@ def config_of(path: Path | None) -> Any:
 
 
 def load_plan_checked(path: Path, cfg: Any, engine: str | None = None) -> Any:
-    """The plan, well formed; with ``engine``, also able to run on it here (orchestrator/readiness.py)."""
-    from orchestrator.plan import PlanError
-    from orchestrator.planfile import load_plan
-    from orchestrator.readiness import run_problems
+    """The plan, well formed; with ``engine``, also able to run on it here (orchestrator/plan/readiness.py)."""
+    from orchestrator.plan.file import load_plan
+    from orchestrator.plan.model import PlanError
+    from orchestrator.plan.readiness import run_problems
     from orchestrator.roles import roles_from_config
     from orchestrator.workspace.tasks import check_isolation
 
@@ -71,7 +71,7 @@ def plan_gather(
     as_json: JsonOut = False,
 ) -> None:
     """Ask an engine to turn a request into a plan (clarifying questions on a terminal); writes it unapproved."""
-    from orchestrator.planfile import save_plan
+    from orchestrator.plan.file import save_plan
 
     if out.exists() and not force:
         raise fail(f"{out} exists (pass --force to overwrite it)")
@@ -99,7 +99,7 @@ def gather_plan(request: str, *, engine: str | None, model: str | None, command:
     from orchestrator.engines.ask import NoAnswer, ask, asking_of
     from orchestrator.engines.base import Seat
     from orchestrator.gatewayclient import GatewayClient, GatewayError
-    from orchestrator.gather import GatherError, gather
+    from orchestrator.plan.gather import GatherError, gather
     from orchestrator.roles import role_rules, roles_from_config
 
     chosen = engine or cfg.defaults.engine
@@ -162,7 +162,7 @@ def gateway_for(state: Path, cfg: Any) -> tuple[str, str, Any]:
 
 
 def warn_quota(the_plan: Any, cfg: Any) -> None:
-    from orchestrator.plan import plan_warnings
+    from orchestrator.plan.model import plan_warnings
 
     for warning in plan_warnings(the_plan, cfg.defaults.quota_max_actions):
         print(f"warning: {warning}", file=sys.stderr)
@@ -187,7 +187,7 @@ def plan_show(
     plan: Annotated[Path, typer.Option("--plan")], config: ConfigOpt = None, as_json: JsonOut = False
 ) -> None:
     """Print a plan's tasks in dependency order."""
-    from orchestrator.plan import topological_order
+    from orchestrator.plan.model import topological_order
 
     p = load_plan_checked(plan, config_of(config))
     if as_json:
@@ -212,7 +212,7 @@ def plan_approve(
     """Record who approved the plan and when."""
     from datetime import UTC, datetime
 
-    from orchestrator.planfile import approve_file
+    from orchestrator.plan.file import approve_file
 
     who = by or os.environ.get("USER", "")
     if not who.strip():
@@ -224,6 +224,6 @@ def plan_approve(
 @app.command("schema")
 def plan_schema() -> None:
     """Print the plan's JSON Schema."""
-    from orchestrator.plan import plan_json_schema
+    from orchestrator.plan.model import plan_json_schema
 
     _print_json(plan_json_schema())

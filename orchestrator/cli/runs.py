@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,6 +27,11 @@ from orchestrator.cli.common import print_json as _print_json
 from orchestrator.cli.common import run_dir as _run_dir
 from orchestrator.cli.common import state_of as _state
 from orchestrator.cli.plans import config_of, gateway_for, gather_plan, load_plan_checked, warn_quota
+
+if TYPE_CHECKING:  # the modules behind a run load when one starts, not for --help
+    from orchestrator.config import SwarmConfig
+    from orchestrator.plan.model import Plan
+    from orchestrator.run.options import RunReport
 
 
 def run(
@@ -59,16 +64,63 @@ def run(
     as_json: JsonOut = False,
 ) -> None:
     """Run a plan: tasks as parallel agent sessions behind the gateway."""
-    import asyncio
-    import secrets
-
     from orchestrator.config import with_overrides
-    from orchestrator.planfile import load_plan
-    from orchestrator.roles import roles_from_config
-    from orchestrator.run.runner import Run, RunOptions
 
     cfg = config_of(config)
     state = _state(state_dir)
+    overrides = _flag_overrides(executor=executor, temporal=temporal, adversarial=adversarial,
+                                max_rounds=max_rounds, eval_command=eval_command, pass_threshold=pass_threshold)
+    previous = _run_dir(state, resume).read_run() if resume else {}
+    # A resume keeps the flags the run started with (a flag given again wins).
+    for section, values in dict(previous.get("overrides") or {}).items():
+        overrides[section] = {**values, **overrides.get(section, {})}
+    overrides = {k: v for k, v in overrides.items() if v}
+    if overrides:
+        cfg = with_overrides(cfg, overrides)
+    if resume:
+        the_plan = _plan_to_resume(state, resume, previous, cfg)
+        the_run_id, engine = resume, engine or previous.get("engine")
+    else:
+        if (plan is None) == (prompt is None):
+            raise fail("give one of --plan PLAN.json or --prompt TEXT (or --resume RUN_ID)")
+        if plan is None:
+            plan = _gathered_plan_file(str(prompt), cfg, state, engine=engine, auto_approve=auto_approve,
+                                       quiet=as_json)
+        the_plan = load_plan_checked(plan, cfg, engine or cfg.defaults.engine)
+        warn_quota(the_plan, cfg)
+        if cfg.safety.require_plan_approval and the_plan.status != "approved" and not auto_approve:
+            raise fail(f"the plan is not approved: run `acteon-swarm plan approve --plan {plan}` "
+                       "or pass --auto-approve")
+        the_run_id = _new_run_id(state, run_id)
+    engine = engine or cfg.defaults.engine
+    if detach:
+        _detach(the_run_id, state, resume=bool(resume), as_json=as_json,
+                args=["--engine", str(engine), "--state-dir", str(state)]
+                + (["--plan", str(plan.absolute()), "--run-id", the_run_id, "--auto-approve"] if plan else [])
+                + (["--resume", the_run_id] if resume else [])
+                + (["--max-agents", str(max_agents)] if max_agents else [])
+                + _override_args(overrides)
+                + (["--config", str(config.absolute())] if config else []))
+        return
+    report = _execute(the_plan, cfg, state, the_run_id, engine=str(engine), max_agents=max_agents,
+                      resume=bool(resume), overrides=overrides, quiet=as_json)
+    if as_json:
+        _print_json({"run_id": report.run_id, "status": report.status, "tasks": report.tasks,
+                     "stats": report.stats, "peak_running": report.peak_running})
+    else:
+        from orchestrator.rundir import RunDir
+        from orchestrator.show import status as st
+
+        print(st.render(st.collect(RunDir(state, report.run_id))))
+        print(f"  summary: {RunDir(state, report.run_id).summary_file}")
+    # 3: nothing failed, but parked tasks wait for a person (`acteon-swarm park list`)
+    raise typer.Exit({"done": 0, "parked": 3}.get(report.status, 1))  # eval_failed, failed, cancelled: 1
+
+
+def _flag_overrides(*, executor: str | None, temporal: str | None, adversarial: bool | None,
+                    max_rounds: int | None, eval_command: str | None,
+                    pass_threshold: float | None) -> dict[str, dict[str, object]]:
+    """The swarm.toml sections the run's flags override (journaled, so a resume keeps them)."""
     overrides: dict[str, dict[str, object]] = {"adversarial": {}, "eval_harness": {}, "executor": {}}
     if executor is not None:
         if executor not in ("local", "temporal"):
@@ -86,89 +138,77 @@ def run(
         overrides["eval_harness"].update(enabled=True, command=eval_command)
     if pass_threshold is not None:
         overrides["eval_harness"]["pass_threshold"] = pass_threshold
-    previous: dict[str, Any] = {}
-    if resume:
-        previous = _run_dir(state, resume).read_run()
-        # A resume keeps the flags the run started with (a flag given again wins).
-        for section, values in dict(previous.get("overrides") or {}).items():
-            overrides[section] = {**values, **overrides.get(section, {})}
-    overrides = {k: v for k, v in overrides.items() if v}
-    if overrides:
-        cfg = with_overrides(cfg, overrides)
-    if resume:
-        rd = _run_dir(state, resume)
-        from orchestrator.process import is_same_process
+    return overrides
 
-        if previous.get("status") == "running" and is_same_process(int(previous.get("pid", 0)),
-                                                                   int(previous.get("process_start_time") or 0)):
-            raise fail(f"run {resume} is still running (pid {previous['pid']})")
-        if previous.get("status") == "done":
-            raise fail(f"run {resume} is already done: nothing to resume (start a new run with --plan)")
-        the_plan = load_plan(rd.plan_file, set(roles_from_config(cfg)))
-        the_run_id, engine = resume, engine or previous.get("engine")
-    else:
-        if (plan is None) == (prompt is None):
-            raise fail("give one of --plan PLAN.json or --prompt TEXT (or --resume RUN_ID)")
-        if prompt is not None:
-            if cfg.safety.require_plan_approval and not auto_approve:
-                raise fail("a gathered plan is unapproved: pass --auto-approve to run it at once, or use "
-                           "`acteon-swarm plan gather` and approve the plan first")
-            chosen = engine or cfg.defaults.engine
-            if chosen == "command":
-                raise fail("--prompt needs an AI engine to plan with: --engine claude or gemini")
-            gathered = gather_plan(prompt, engine=chosen, model=None, command=None, workdir=None,
-                                    timeout=cfg.defaults.subtask_timeout_seconds, cfg=cfg, state=state,
-                                    interactive=False)
-            from orchestrator.planfile import save_plan
 
-            plan = state / "plans" / f"{gathered.plan.id}-{secrets.token_hex(3)}.json"
-            plan.parent.mkdir(parents=True, exist_ok=True)
-            save_plan(gathered.plan, plan)
-            if not as_json:
-                print(f"gathered plan: {plan} ({len(gathered.plan.tasks)} tasks)", file=sys.stderr)
-        assert plan is not None
-        the_plan = load_plan_checked(plan, cfg, engine or cfg.defaults.engine)
-        warn_quota(the_plan, cfg)
-        if cfg.safety.require_plan_approval and the_plan.status != "approved" and not auto_approve:
-            raise fail(f"the plan is not approved: run `acteon-swarm plan approve --plan {plan}` "
-                       "or pass --auto-approve")
-        the_run_id = run_id or f"run-{secrets.token_hex(4)}"
-        if (state / "runs" / the_run_id / "run.json").exists():
-            raise fail(f"run {the_run_id} already exists (resume it with --resume {the_run_id})")
-    engine = engine or cfg.defaults.engine
-    if detach:
-        _detach(the_run_id, state, resume=bool(resume), as_json=as_json,
-                args=["--engine", str(engine), "--state-dir", str(state)]
-                + (["--plan", str(plan.absolute()), "--run-id", the_run_id, "--auto-approve"] if plan else [])
-                + (["--resume", the_run_id] if resume else [])
-                + (["--max-agents", str(max_agents)] if max_agents else [])
-                + _override_args(overrides)
-                + (["--config", str(config.absolute())] if config else []))
-        return
+def _plan_to_resume(state: Path, run_id: str, previous: dict[str, Any], cfg: SwarmConfig) -> Plan:
+    """The plan of a run that stopped (crashed, killed, cancelled or parked); refused while it still runs."""
+    from orchestrator.plan.file import load_plan
+    from orchestrator.process import is_same_process
+    from orchestrator.roles import roles_from_config
+
+    if previous.get("status") == "running" and is_same_process(int(previous.get("pid", 0)),
+                                                               int(previous.get("process_start_time") or 0)):
+        raise fail(f"run {run_id} is still running (pid {previous['pid']})")
+    if previous.get("status") == "done":
+        raise fail(f"run {run_id} is already done: nothing to resume (start a new run with --plan)")
+    return load_plan(_run_dir(state, run_id).plan_file, set(roles_from_config(cfg)))
+
+
+def _gathered_plan_file(prompt: str, cfg: SwarmConfig, state: Path, *, engine: str | None, auto_approve: bool,
+                        quiet: bool) -> Path:
+    """``--prompt``: a plan gathered from the request, saved under the state folder (run unapproved only with
+    --auto-approve)."""
+    import secrets
+
+    from orchestrator.plan.file import save_plan
+
+    if cfg.safety.require_plan_approval and not auto_approve:
+        raise fail("a gathered plan is unapproved: pass --auto-approve to run it at once, or use "
+                   "`acteon-swarm plan gather` and approve the plan first")
+    chosen = engine or cfg.defaults.engine
+    if chosen == "command":
+        raise fail("--prompt needs an AI engine to plan with: --engine claude or gemini")
+    gathered = gather_plan(prompt, engine=chosen, model=None, command=None, workdir=None,
+                           timeout=cfg.defaults.subtask_timeout_seconds, cfg=cfg, state=state, interactive=False)
+    plan = state / "plans" / f"{gathered.plan.id}-{secrets.token_hex(3)}.json"
+    plan.parent.mkdir(parents=True, exist_ok=True)
+    save_plan(gathered.plan, plan)
+    if not quiet:
+        print(f"gathered plan: {plan} ({len(gathered.plan.tasks)} tasks)", file=sys.stderr)
+    return plan
+
+
+def _new_run_id(state: Path, run_id: str | None) -> str:
+    import secrets
+
+    the_run_id = run_id or f"run-{secrets.token_hex(4)}"
+    if (state / "runs" / the_run_id / "run.json").exists():
+        raise fail(f"run {the_run_id} already exists (resume it with --resume {the_run_id})")
+    return the_run_id
+
+
+def _execute(the_plan: Plan, cfg: SwarmConfig, state: Path, run_id: str, *, engine: str, max_agents: int | None,
+             resume: bool, overrides: dict[str, dict[str, object]], quiet: bool) -> RunReport:
+    """The run in this process, behind the configured gateway (or one started for it and stopped after)."""
+    import asyncio
+
+    from orchestrator.roles import roles_from_config
+    from orchestrator.run.runner import Run, RunOptions
+
     if cfg.executor.kind == "temporal" and not os.environ.get(c.ENV_URL):
         raise fail(f"a distributed run needs a gateway its workers reach: set {c.ENV_URL} (and start "
                    "`acteon-gateway` on an address the worker machines reach, with TLS off loopback)")
     url, admin, embedded = gateway_for(state, cfg)
-    opts = RunOptions(engine=str(engine), state_dir=state, gateway_url=url, admin_key=admin, max_agents=max_agents,
-                      subtask_timeout_s=float(cfg.defaults.subtask_timeout_seconds), resume=bool(resume),
+    opts = RunOptions(engine=engine, state_dir=state, gateway_url=url, admin_key=admin, max_agents=max_agents,
+                      subtask_timeout_s=float(cfg.defaults.subtask_timeout_seconds), resume=resume,
                       overrides=overrides)
     try:
-        with _progress(the_plan, quiet=as_json) as progress:
-            report = asyncio.run(Run(the_plan, cfg, roles_from_config(cfg), opts, the_run_id, progress).execute())
+        with _progress(the_plan, quiet=quiet) as progress:
+            return asyncio.run(Run(the_plan, cfg, roles_from_config(cfg), opts, run_id, progress).execute())
     finally:
         if embedded is not None:
             embedded.stop()
-    if as_json:
-        _print_json({"run_id": report.run_id, "status": report.status, "tasks": report.tasks,
-                     "stats": report.stats, "peak_running": report.peak_running})
-    else:
-        from orchestrator.rundir import RunDir
-        from orchestrator.show import status as st
-
-        print(st.render(st.collect(RunDir(state, report.run_id))))
-        print(f"  summary: {RunDir(state, report.run_id).summary_file}")
-    # 3: nothing failed, but parked tasks wait for a person (`acteon-swarm park list`)
-    raise typer.Exit({"done": 0, "parked": 3}.get(report.status, 1))  # eval_failed, failed, cancelled: 1
 
 
 def _override_args(overrides: dict[str, dict[str, object]]) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from acteon_core.settings import claude_settings
 from orchestrator.engines import claude, gemini
-from orchestrator.engines.base import EngineError, Seat, gate_options, identity_env, tail
+from orchestrator.engines.base import EngineError, Seat, gate_options, tail
 from orchestrator.engines.usage import from_claude, from_gemini
 from orchestrator.process import ProcResult, run_in_group
 
@@ -91,8 +91,7 @@ async def ask_with_usage(
     ``agent_dir`` receives the prompt, settings, output and stderr. Raises :class:`NoAnswer`."""
     cfg = asking
     chosen = answering_engine(asking, engine)
-    agent_env = identity_env(seat.env, gateway_url=seat.gateway_url, agent_key=seat.agent_key, run_id=seat.run_id,
-                             agent_id=agent_id, role=ROLE, pass_env=seat.pass_env)
+    agent_env = seat.agent_env(agent_id, ROLE)
     gateway_url = seat.gateway_url
     try:
         _prepare(agent_dir, prompt)

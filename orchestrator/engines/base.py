@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,9 +19,33 @@ class EngineError(Exception):
     """The engine cannot start an agent (missing binary, an ungated configuration…)."""
 
 
+@dataclass(frozen=True)
+class Seat:
+    """Where an agent session sits: the gateway, the key it calls with, its run, the user's environment and the
+    variables passed through to agents. A run's own one-shot askers (the refiner, a synthesis, a lens merger,
+    the challenger) all sit in the run's seat; a subtask in a worktree sits in it with a key of its own."""
+
+    gateway_url: str
+    agent_key: str
+    run_id: str
+    env: dict[str, str]
+    pass_env: tuple[str, ...] = ()
+
+    def agent_env(self, agent_id: str, role: str) -> dict[str, str]:
+        """The environment of an agent sitting here: the allow-listed part of the user's
+        (``environment.agent_environment``), plus its identity for the hook (its run-scoped key; never the
+        admin key, the store's address or a key file)."""
+        env = agent_environment(self.env, self.pass_env)
+        env.update({
+            c.ENV_URL: self.gateway_url, c.ENV_AGENT_KEY: self.agent_key, c.ENV_RUN_ID: self.run_id,
+            c.ENV_AGENT_ID: agent_id, c.ENV_AGENT_ROLE: role,
+        })
+        return env
+
+
 @dataclass
 class SubtaskContext:
-    run_id: str
+    seat: Seat  # the gateway, the agent's key, its run and the user's environment
     agent_id: str
     role: str
     task_id: str
@@ -31,15 +54,11 @@ class SubtaskContext:
     command: str | None
     workdir: Path
     agent_dir: Path
-    gateway_url: str
-    agent_key: str
     timeout_s: float
     client: GatewayClient
-    base_env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     # Called with the agent's pid (= process group id) once it runs: the runner journals it so that a
     # resume after a crash can reap an orphaned agent, and the monitor can kill a runaway one.
     on_start: Callable[[int], None] | None = None
-    pass_env: tuple[str, ...] = ()  # [safety] pass_env: more of the user's variables the agent may see
     extra_env: dict[str, str] = field(default_factory=dict)  # set by the run (the git identity in a worktree)
     model: str | None = None  # None: the CLI's default model (a lens member may name its own)
     # What a key minted for this agent elsewhere must hold it to (a worker mints per attempt): its worktree,
@@ -50,24 +69,10 @@ class SubtaskContext:
     worktree: dict[str, str] = field(default_factory=dict)
 
     def agent_env(self) -> dict[str, str]:
-        """The agent's environment: the allow-listed part of the user's, plus its identity for the hook
-        (its run-scoped key; never the admin key, the store's address or a key file)."""
-        env = identity_env(self.base_env, gateway_url=self.gateway_url, agent_key=self.agent_key,
-                           run_id=self.run_id, agent_id=self.agent_id, role=self.role, pass_env=self.pass_env)
+        """The agent's environment: its seat's (``Seat.agent_env``) and what the run set for it."""
+        env = self.seat.agent_env(self.agent_id, self.role)
         env.update(self.extra_env)
         return env
-
-
-def identity_env(base_env: dict[str, str], *, gateway_url: str, agent_key: str, run_id: str, agent_id: str,
-                 role: str, pass_env: tuple[str, ...] = ()) -> dict[str, str]:
-    """The allow-listed part of ``base_env`` (``environment.agent_environment``), plus an agent's identity
-    for the hook (also used by the refiner, which is an agent without a subtask)."""
-    env = agent_environment(base_env, pass_env)
-    env.update({
-        c.ENV_URL: gateway_url, c.ENV_AGENT_KEY: agent_key, c.ENV_RUN_ID: run_id,
-        c.ENV_AGENT_ID: agent_id, c.ENV_AGENT_ROLE: role,
-    })
-    return env
 
 
 @dataclass
@@ -82,19 +87,6 @@ class SubtaskResult:
     answer_file: Path | None = None  # where the complete final answer is (``output`` is bounded)
 
 
-@dataclass(frozen=True)
-class Seat:
-    """Where an agent session sits: the gateway, the key it calls with, its run, the user's environment and the
-    variables passed through to agents. A run's own one-shot askers (the refiner, a synthesis, a lens merger,
-    the challenger) all sit in the run's seat."""
-
-    gateway_url: str
-    agent_key: str
-    run_id: str
-    env: dict[str, str]
-    pass_env: tuple[str, ...] = ()
-
-
 class Engine(Protocol):
     name: str
 
@@ -104,7 +96,7 @@ class Engine(Protocol):
 def hook_options(ctx: SubtaskContext, *, http: bool = False) -> HookOptions:
     """How the gate is wired into an agent's own settings file. The hook's budget leaves the subtask most
     of its time for approvals but stays below the CLI's timeout."""
-    return gate_options(ctx.gateway_url, ctx.timeout_s, http=http)
+    return gate_options(ctx.seat.gateway_url, ctx.timeout_s, http=http)
 
 
 def gate_options(gateway_url: str, timeout_s: float, *, http: bool = False) -> HookOptions:

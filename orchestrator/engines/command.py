@@ -19,25 +19,25 @@ class CommandEngine:
         started = time.monotonic()
         command = ctx.command or ""
         body = {
-            c.F_RUN_ID: ctx.run_id, c.F_AGENT_ID: ctx.agent_id, c.F_ROLE: ctx.role,
+            c.F_RUN_ID: ctx.seat.run_id, c.F_AGENT_ID: ctx.agent_id, c.F_ROLE: ctx.role,
             c.F_PROVIDER: c.PROVIDER_ORCHESTRATOR, c.F_TOOL: "Bash", c.F_INPUT: {"command": command},
             c.F_CWD: str(ctx.workdir),
         }
-        decision = await ctx.client.dispatch(ctx.agent_key, body)
+        decision = await ctx.client.dispatch(ctx.seat.agent_key, body)
         # Throttled: wait exactly as long as the gateway says and ask again, while the subtask has time.
         while decision[c.R_OUTCOME] == c.THROTTLED and decision.get(c.R_RETRY_AFTER_MS) is not None:
             wait_s = decision[c.R_RETRY_AFTER_MS] / 1000 + 0.01
             if time.monotonic() - started + wait_s >= ctx.timeout_s:
                 break
             await asyncio.sleep(wait_s)
-            decision = await ctx.client.dispatch(ctx.agent_key, body)
+            decision = await ctx.client.dispatch(ctx.seat.agent_key, body)
         if decision[c.R_OUTCOME] == c.PENDING_APPROVAL and decision.get(c.R_APPROVAL_ID):
             # Wait for a human within the subtask's time, then ask again: approved → the call consumes it;
             # rejected → the gateway answers with the person's reason, which is what the agent must hear.
-            view = await ctx.client.wait_approval(ctx.agent_key, decision[c.R_APPROVAL_ID],
+            view = await ctx.client.wait_approval(ctx.seat.agent_key, decision[c.R_APPROVAL_ID],
                                                   max(0.0, ctx.timeout_s - (time.monotonic() - started)))
             if view.get("status") in (c.APPROVAL_APPROVED, c.APPROVAL_REJECTED):
-                decision = await ctx.client.dispatch(ctx.agent_key, body)
+                decision = await ctx.client.dispatch(ctx.seat.agent_key, body)
         if not decision[c.R_ALLOWED]:
             return SubtaskResult(
                 ok=False, duration_s=time.monotonic() - started,
@@ -66,7 +66,7 @@ class CommandEngine:
 async def _report(ctx: SubtaskContext, ok: bool, duration_s: float) -> None:
     """The completion event the CLIs' PostToolUse/AfterTool hooks would send."""
     try:
-        await ctx.client.event(ctx.agent_key, ctx.run_id, {
+        await ctx.client.event(ctx.seat.agent_key, ctx.seat.run_id, {
             "agent_id": ctx.agent_id, "tool": "Bash", "success": ok, "duration_ms": int(duration_s * 1000)})
     except Exception:
         return

@@ -32,7 +32,7 @@ from rdflib.term import Node
 from acteon_core.vocabulary import TERMINAL
 from orchestrator import events as E
 from orchestrator.graph import vocab as V
-from orchestrator.plan import Plan, PlanError, Task, critical_path
+from orchestrator.plan.model import Plan, PlanError, Task, critical_path
 
 if TYPE_CHECKING:
     pass

@@ -16,7 +16,7 @@ from orchestrator import rundir as R
 from orchestrator.graph import nq
 from orchestrator.graph.project import PROJECTION_VERSION, Projector, Triple, run_iri
 from orchestrator.graph.store import StoreName, add_triples, open_dataset, parse_nquads, store_name
-from orchestrator.plan import Plan
+from orchestrator.plan.model import Plan
 
 if TYPE_CHECKING:
     from rdflib import Dataset

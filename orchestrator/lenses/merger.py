@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from orchestrator.lenses.answers import Finding
-from orchestrator.plan import Lens, LensMember
+from orchestrator.plan.model import Lens, LensMember
 
 MemberStatus = Literal["answered", "failed", "timed_out", "invalid", "cancelled"]
 MAX_MERGER_INPUT = 60_000  # characters of member findings the merger reads, shared equally

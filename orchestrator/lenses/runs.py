@@ -13,7 +13,7 @@ from orchestrator.engines.ask import NoAnswer, ask_with_usage, asking_of
 from orchestrator.lenses.answers import INSTRUCTIONS
 from orchestrator.lenses.merger import member_prompt
 from orchestrator.lenses.swarm import AskMerger, LensSwarm, MemberRun, MergerAnswer, MergerUnavailable, read_answer
-from orchestrator.plan import LensMember, Subtask, Task
+from orchestrator.plan.model import LensMember, Subtask, Task
 from orchestrator.roles import render_prompt
 from orchestrator.run.scheduler import TaskOutcome
 

@@ -30,7 +30,7 @@ from orchestrator.lenses.merger import (
     report_json,
     report_markdown,
 )
-from orchestrator.plan import Lens, LensMember, Plan, PlanError
+from orchestrator.plan.model import Lens, LensMember, Plan, PlanError
 from orchestrator.roles import Role
 from orchestrator.workspace.tasks import writes_files
 

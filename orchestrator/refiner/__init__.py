@@ -19,7 +19,7 @@ from typing import Any
 from orchestrator.config import RefinerSection
 from orchestrator.engines.ask import NoAnswer, ask, asking_of
 from orchestrator.engines.base import Seat
-from orchestrator.plan import Plan, Task
+from orchestrator.plan.model import Plan, Task
 from orchestrator.refiner.answer import Action, Directive, RefinerAnswerError, parse_answer
 from orchestrator.refiner.prompt import refiner_prompt
 from orchestrator.refiner.validate import ValidDecision, validate

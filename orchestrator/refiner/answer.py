@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
-from orchestrator.plan import ID_PATTERN
+from orchestrator.plan.model import ID_PATTERN
 
 MAX_ANSWER_CHARS = 20_000
 MAX_PRIORITY = 1_000_000

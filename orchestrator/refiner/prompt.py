@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from orchestrator.plan import Plan, Task
+from orchestrator.plan.model import Plan, Task
 from orchestrator.roles import Role, _neutralize, fence_findings
 
 MAX_RESULT_CHARS = 4000

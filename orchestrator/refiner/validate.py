@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from acteon_core.vocabulary import DEAD_ENDS
-from orchestrator.plan import Plan, PlanError, Task, describe_error, validate_plan
+from orchestrator.plan.model import Plan, PlanError, Task, describe_error, validate_plan
 from orchestrator.refiner.answer import MAX_PRIORITY, Action, Directive, RefinerAnswerError
 from orchestrator.roles import Role
 

@@ -14,7 +14,7 @@ from orchestrator.memory.findings import FINDING_INSTRUCTIONS, parse_findings
 from orchestrator.memory.select import for_prompt
 from orchestrator.memory.sources import normalize_workspace
 from orchestrator.memory.store import MemoryStore, open_store
-from orchestrator.plan import Plan, Task
+from orchestrator.plan.model import Plan, Task
 from orchestrator.roles import Role, render_prompt
 from orchestrator.run.handoffs import Handoffs
 from orchestrator.workspace.tasks import Attempts, retry_note

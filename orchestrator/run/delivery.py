@@ -14,7 +14,7 @@ from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.adversarial.loop import EVAL_GATE
 from orchestrator.config import SwarmConfig
-from orchestrator.plan import Task
+from orchestrator.plan.model import Task
 from orchestrator.roles import Role
 from orchestrator.run.scheduler import TaskOutcome
 from orchestrator.run.sessions import Sessions

@@ -12,7 +12,7 @@ from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.config import SynthesisSection
 from orchestrator.engines.base import Seat
-from orchestrator.plan import Task
+from orchestrator.plan.model import Task
 from orchestrator.run.synthesis import synthesize
 
 

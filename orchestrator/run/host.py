@@ -10,7 +10,7 @@ from orchestrator import rundir as R
 from orchestrator.adversarial.loop import Gate
 from orchestrator.config import SwarmConfig
 from orchestrator.engines.base import Seat
-from orchestrator.plan import Plan, Task
+from orchestrator.plan.model import Plan, Task
 from orchestrator.roles import Role
 from orchestrator.run.handoffs import Handoffs
 from orchestrator.run.options import RunOptions

@@ -10,7 +10,7 @@ from acteon_core.files import write_atomic
 from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.config import SwarmConfig
-from orchestrator.plan import Plan
+from orchestrator.plan.model import Plan
 from orchestrator.process import process_start_time
 from orchestrator.run.options import RunOptions
 from orchestrator.show.status import gateway_counters

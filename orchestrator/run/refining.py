@@ -11,7 +11,7 @@ from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.config import RefinerSection
 from orchestrator.engines.base import Seat
-from orchestrator.plan import Plan, Task
+from orchestrator.plan.model import Plan, Task
 from orchestrator.refiner import RefinerOutcome, refine
 from orchestrator.roles import Role
 from orchestrator.run.scheduler import Scheduler, TaskOutcome, TaskSpec

@@ -10,7 +10,7 @@ from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.config import SwarmConfig
 from orchestrator.gatewayclient import GatewayClient, NotFound
-from orchestrator.plan import Plan, estimated_actions
+from orchestrator.plan.model import Plan, estimated_actions
 from orchestrator.roles import Role, blocked_command_rules, quota_for, role_rules
 
 # Outcomes that use up the run's quota (a call that passed every gate), when a resume recounts it.

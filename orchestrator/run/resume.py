@@ -7,7 +7,7 @@ from typing import Any
 
 from orchestrator import events as E
 from orchestrator import rundir as R
-from orchestrator.plan import Plan, Task
+from orchestrator.plan.model import Plan, Task
 from orchestrator.process import reap_orphan
 from orchestrator.run.parking import ParkLedger
 

@@ -27,8 +27,8 @@ from orchestrator.executors import make_executor
 from orchestrator.gatewayclient import GatewayClient
 from orchestrator.lenses.runs import run_lens
 from orchestrator.lenses.swarm import check_lenses
-from orchestrator.plan import Plan, Task
-from orchestrator.planfile import save_plan
+from orchestrator.plan.file import save_plan
+from orchestrator.plan.model import Plan, Task
 from orchestrator.process import become_subreaper, stop_orphans
 from orchestrator.roles import Role
 from orchestrator.run import evaluation, journaling, resume
@@ -88,8 +88,7 @@ class Run:
 
     @property
     def seat(self) -> Seat:
-        return Seat(gateway_url=self.opts.gateway_url, agent_key=self.sessions.agent_key, run_id=self.run_id,
-                       env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env))
+        return self.sessions.seat
 
     # --- lifecycle ---------------------------------------------------------------------------------
     async def execute(self) -> RunReport:

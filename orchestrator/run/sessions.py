@@ -5,6 +5,7 @@ plan's commands, through the gateway."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from pathlib import Path
 
@@ -13,10 +14,10 @@ from orchestrator import rundir as R
 from orchestrator.adversarial.loop import Gate
 from orchestrator.config import SwarmConfig
 from orchestrator.engines import EngineError, SubtaskContext, get_engine
-from orchestrator.engines.base import SubtaskResult
+from orchestrator.engines.base import Seat, SubtaskResult
 from orchestrator.executors.base import Executor
 from orchestrator.gatewayclient import GatewayClient
-from orchestrator.plan import Task
+from orchestrator.plan.model import Task
 from orchestrator.process import kill_group, process_start_time
 from orchestrator.run.handoffs import Handoffs
 from orchestrator.run.options import RunOptions
@@ -39,6 +40,12 @@ class Sessions:
         # The orchestrator's own commands (verify, eval) run on the command engine whatever the run's engine.
         self._command_engine = get_engine("command")
 
+    @property
+    def seat(self) -> Seat:
+        """The run's seat: its gateway, its own key, the user's environment and what agents may see of it."""
+        return Seat(gateway_url=self.opts.gateway_url, agent_key=self.agent_key, run_id=self.dir.run_id,
+                    env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env))
+
     async def session(self, task: Task, sub_id: str, *, engine: str, workdir: Path, place: Worktree | None,
                       held: Held | None, timeout_s: float, prompt: str | None = None, command: str | None = None,
                       model: str | None = None, extra_env: dict[str, str] | None = None) -> SubtaskResult:
@@ -46,15 +53,15 @@ class Sessions:
         killing it, is a failed result, never an exception."""
         agent_id = f"{task.id}.{sub_id}"
         self.dir.record(E.SubtaskStarted, task_id=task.id, subtask_id=sub_id, agent_id=agent_id, engine=engine)
+        # On worker machines each attempt's key is minted there (by a worker key), never sent from here.
+        key = await self.key_for(task, agent_id, place, held) if self.executor.name == "local" else ""
         ctx = SubtaskContext(
-            run_id=self.dir.run_id, agent_id=agent_id, role=task.assigned_role, task_id=task.id, subtask_id=sub_id,
-            prompt=prompt, command=command, workdir=workdir, agent_dir=self.dir.agent_dir(agent_id),
-            gateway_url=self.opts.gateway_url,
-            # On worker machines each attempt's key is minted there (by a worker key), never sent from here.
-            agent_key=await self.key_for(task, agent_id, place, held) if self.executor.name == "local" else "",
+            seat=dataclasses.replace(self.seat, agent_key=key), agent_id=agent_id, role=task.assigned_role,
+            task_id=task.id, subtask_id=sub_id, prompt=prompt, command=command, workdir=workdir,
+            agent_dir=self.dir.agent_dir(agent_id),
             key_binding=TaskPlaces.binding(task, agent_id, place, held) if place is not None else {},
             worktree={"top": str(place.top), "branch": place.branch or ""} if place is not None else {},
-            timeout_s=timeout_s, client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
+            timeout_s=timeout_s, client=self.client,
             on_start=functools.partial(self.started, task.id, sub_id, agent_id),
             extra_env={**self.extra_env(task, agent_id, place), **(extra_env or {})}, model=model)
         try:
@@ -82,10 +89,9 @@ class Sessions:
         """A command of the orchestrator's own (verify, eval) run like a plan command: dispatched to the gateway
         as an executor with the run's key; ``journaled``: its process group is journaled so a resume can reap it."""
         ctx = SubtaskContext(
-            run_id=self.dir.run_id, agent_id=agent_id, role="executor", task_id=task_id, subtask_id=subtask_id,
+            seat=self.seat, agent_id=agent_id, role="executor", task_id=task_id, subtask_id=subtask_id,
             prompt=None, command=command, workdir=where, agent_dir=self.dir.agent_dir(agent_id),
-            gateway_url=self.opts.gateway_url, agent_key=self.agent_key, timeout_s=float(timeout_s),
-            client=self.client, base_env=self.opts.env, pass_env=tuple(self.cfg.safety.pass_env),
+            timeout_s=float(timeout_s), client=self.client,
             on_start=functools.partial(self.started, task_id, subtask_id, agent_id) if journaled else None,
             extra_env=extra_env or {})
         return await self._command_engine.run_subtask(ctx)

@@ -17,7 +17,7 @@ from pathlib import Path
 from orchestrator.config import SynthesisSection
 from orchestrator.engines.ask import NoAnswer, ask, asking_of
 from orchestrator.engines.base import Seat
-from orchestrator.plan import Task
+from orchestrator.plan.model import Task
 from orchestrator.roles import fence_findings
 
 _PROMPT = """You condense the work of several agents for the next agent, which builds on all of it.

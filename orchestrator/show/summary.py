@@ -7,7 +7,7 @@ from typing import Any
 
 from orchestrator import events as E
 from orchestrator.adversarial.report import adversarial_line
-from orchestrator.plan import Plan
+from orchestrator.plan.model import Plan
 from orchestrator.show.status import UsageTotals, usage_line
 
 

@@ -22,7 +22,7 @@ from acteon_core.vocabulary import FILE_WRITING_TOOLS
 from orchestrator import events as E
 from orchestrator.config import WorktreesSection
 from orchestrator.gatewayclient import GatewayClient
-from orchestrator.plan import Plan, PlanError, Task
+from orchestrator.plan.model import Plan, PlanError, Task
 from orchestrator.roles import Role, expand_tools
 from orchestrator.run.scheduler import TaskOutcome
 from orchestrator.workspace.claims import Held, scope_claim

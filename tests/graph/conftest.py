@@ -14,8 +14,8 @@ import pytest
 from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.graph.store import STORES
-from orchestrator.plan import Plan
-from orchestrator.planfile import save_plan
+from orchestrator.plan.file import save_plan
+from orchestrator.plan.model import Plan
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 MS0 = int(T0.timestamp() * 1000)

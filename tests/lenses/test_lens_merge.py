@@ -15,7 +15,7 @@ import pytest
 from orchestrator.lenses.answers import AnswerError, parse_answer
 from orchestrator.lenses.clusters import cluster, ranked, tier
 from orchestrator.lenses.merger import MemberOutcome, assess, merger_prompt, new_tag
-from orchestrator.plan import Lens
+from orchestrator.plan.model import Lens
 
 
 def finding(file: str = "src/app.py", line: int = 10, category: str = "security", severity: str = "high",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.engines.base import SubtaskContext
+from orchestrator.engines.base import Seat, SubtaskContext
 from orchestrator.engines.claude import ClaudeEngine
 from orchestrator.engines.environment import agent_environment
 from orchestrator.engines.gemini import GeminiEngine
@@ -72,11 +72,12 @@ async def test_each_ai_engine_starts_its_agent_without_the_gateway_secrets(
     workdir.mkdir()
     agent_dir = tmp_path / "agent"
     agent_dir.mkdir()
+    seat = Seat(gateway_url="http://127.0.0.1:9", agent_key="run-scoped-agent-key", run_id="r1",
+                env={**USER_ENV, bin_var: str(fake_cli(tmp_path, engine.name))})
     ctx = SubtaskContext(
-        run_id="r1", agent_id="t1.s1", role="coder", task_id="t1", subtask_id="s1", prompt="do it",
-        command=None, workdir=workdir, agent_dir=agent_dir, gateway_url="http://127.0.0.1:9",
-        agent_key="run-scoped-agent-key", timeout_s=20, client=GatewayClient("http://127.0.0.1:9", ADMIN),
-        base_env={**USER_ENV, bin_var: str(fake_cli(tmp_path, engine.name))},
+        seat=seat, agent_id="t1.s1", role="coder", task_id="t1", subtask_id="s1", prompt="do it",
+        command=None, workdir=workdir, agent_dir=agent_dir, timeout_s=20,
+        client=GatewayClient("http://127.0.0.1:9", ADMIN),
     )
     await engine.run_subtask(ctx)
     seen = dict(line.split("=", 1) for line in (workdir / f"{engine.name}-env.txt").read_text().splitlines()

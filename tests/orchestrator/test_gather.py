@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from orchestrator.config import parse_config
-from orchestrator.gather import MAX_ANSWERS, GatherError, extract_object, gather
+from orchestrator.plan.gather import MAX_ANSWERS, GatherError, gather
 from orchestrator.roles import roles_from_config
 
 ROLES = roles_from_config(parse_config({}, "test"))
@@ -97,14 +97,6 @@ async def test_questions_without_a_person_are_refused_and_rounds_are_bounded(tmp
     got = await gather("fix", ask=asks, roles=ROLES, workdir=tmp_path, ask_human=lambda q: "x")
     assert [q for q, _ in got.questions] == ["a?", "b?"]  # two rounds, then it must answer
     assert "Do not ask questions" in asks.prompts[2]
-
-
-@pytest.mark.parametrize(("text", "error"), [
-    ("", "no JSON object"), ("[1, 2]", "expected a JSON object"), ("{\"a\": ", "invalid JSON"),
-])
-def test_extract_object_says_what_is_wrong(text: str, error: str) -> None:
-    with pytest.raises(ValueError, match=error):
-        extract_object(text)
 
 
 # --- the command ------------------------------------------------------------------------------------

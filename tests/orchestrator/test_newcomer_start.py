@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 
 from orchestrator.config import parse_config
-from orchestrator.plan import DEFAULT_ACTIONS_PER_SESSION, Plan, estimated_actions, plan_warnings
+from orchestrator.plan.model import DEFAULT_ACTIONS_PER_SESSION, Plan, estimated_actions, plan_warnings
 from tests.orchestrator.test_run import cli, plan, task, write_plan
 
 

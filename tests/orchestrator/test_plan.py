@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from orchestrator.plan import (
+from orchestrator.plan.file import load_plan, save_plan, with_absolute_workdir
+from orchestrator.plan.model import (
     Plan,
     PlanError,
     approve,
@@ -18,7 +19,6 @@ from orchestrator.plan import (
     topological_order,
     validate_plan,
 )
-from orchestrator.planfile import load_plan, save_plan, with_absolute_workdir
 
 ROLES = {"planner", "coder", "researcher", "reviewer", "executor"}
 

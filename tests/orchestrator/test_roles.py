@@ -11,7 +11,7 @@ import pytest
 from gateway.rules import loader
 from gateway.rules.model import Rule
 from orchestrator.config import parse_config
-from orchestrator.plan import Plan
+from orchestrator.plan.model import Plan
 from orchestrator.roles import (
     BUILTIN_ROLES,
     FENCE_CLOSE,

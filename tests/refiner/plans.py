@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from orchestrator.plan import Plan
+from orchestrator.plan.model import Plan
 
 STATUSES: dict[str, str] = {
     "design": "done",  # planner: may delegate to coder, researcher, reviewer, executor

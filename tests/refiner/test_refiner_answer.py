@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator.plan import ID_PATTERN
+from orchestrator.plan.model import ID_PATTERN
 from orchestrator.refiner.answer import MAX_ANSWER_CHARS, Directive, RefinerAnswerError, parse_answer
 
 ADD_JSON = '{"name": "check", "assigned_role": "reviewer",\n "subtasks": [{"name": "r", "prompt": "look"}]}'

@@ -8,7 +8,7 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator.plan import Plan
+from orchestrator.plan.model import Plan
 from orchestrator.refiner.answer import parse_answer
 from orchestrator.refiner.prompt import refiner_prompt
 from orchestrator.roles import BUILTIN_ROLES, FENCE_CLOSE, FENCE_OPEN, Role

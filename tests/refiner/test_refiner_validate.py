@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from orchestrator.plan import ID_PATTERN, validate_plan
+from orchestrator.plan.model import ID_PATTERN, validate_plan
 from orchestrator.refiner.answer import RefinerAnswerError, parse_answer
 from orchestrator.refiner.validate import ValidDecision, fresh_id, validate
 from orchestrator.roles import BUILTIN_ROLES, Role

@@ -25,7 +25,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from orchestrator.engines import get_engine
-from orchestrator.engines.base import MAX_OUTPUT, EngineError, SubtaskContext
+from orchestrator.engines.base import MAX_OUTPUT, EngineError, Seat, SubtaskContext
 from orchestrator.executors.temporal.inputs import unpack
 from orchestrator.executors.temporal.workflow import ACTIVITY
 from orchestrator.executors.temporal.workspace import Checkouts
@@ -123,11 +123,12 @@ class SubtaskActivity:
             self.ledger.add(pid)
 
         ctx = SubtaskContext(
-            run_id=run_id, agent_id=agent_id, role=str(spec["role"]), task_id=str(spec["task_id"]),
+            seat=Seat(gateway_url=self.gateway_url, agent_key=key, run_id=run_id, env=self.base_env,
+                      pass_env=tuple(spec.get("pass_env") or ())),
+            agent_id=agent_id, role=str(spec["role"]), task_id=str(spec["task_id"]),
             subtask_id=str(spec["subtask_id"]), prompt=spec.get("prompt"), command=spec.get("command"),
-            workdir=workdir, agent_dir=agent_dir, gateway_url=self.gateway_url, agent_key=key,
-            timeout_s=float(spec["timeout_s"]), client=self.client, base_env=self.base_env,
-            pass_env=tuple(spec.get("pass_env") or ()), on_start=started,
+            workdir=workdir, agent_dir=agent_dir, timeout_s=float(spec["timeout_s"]), client=self.client,
+            on_start=started,
             extra_env={**dict(spec.get("extra_env") or {}), **unpack(dict(spec.get("files") or {}), agent_dir)},
             model=spec.get("model"))
         started_at = time.monotonic()

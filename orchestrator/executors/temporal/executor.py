@@ -38,9 +38,9 @@ def spec_of(ctx: SubtaskContext, engine: str, cfg: ExecutorConfig, generation: i
     """What crosses to the worker: the subtask, never a key (the worker mints the attempt's own)."""
     extra_env, files = pack(ctx.extra_env)
     return {
-        "run_id": ctx.run_id, "agent_id": ctx.agent_id, "role": ctx.role, "task_id": ctx.task_id,
+        "run_id": ctx.seat.run_id, "agent_id": ctx.agent_id, "role": ctx.role, "task_id": ctx.task_id,
         "subtask_id": ctx.subtask_id, "prompt": ctx.prompt, "command": ctx.command, "workdir": str(ctx.workdir),
-        "timeout_s": ctx.timeout_s, "engine": engine, "model": ctx.model, "pass_env": list(ctx.pass_env),
+        "timeout_s": ctx.timeout_s, "engine": engine, "model": ctx.model, "pass_env": list(ctx.seat.pass_env),
         "extra_env": extra_env, "files": files, "queue": cfg.queue_for(ctx.role),
         "heartbeat_timeout_s": cfg.heartbeat_timeout_seconds, "max_attempts": cfg.max_attempts,
         "attempt_base": generation * ATTEMPTS_PER_GENERATION,
@@ -71,10 +71,10 @@ class TemporalExecutor:
     async def run(self, ctx: SubtaskContext, engine: str, *, generation: int = 0) -> SubtaskResult:
         git = None
         if ctx.worktree:
-            git = await asyncio.to_thread(offer, ctx.worktree, ctx.workdir, self.cfg.git_remote, ctx.run_id,
+            git = await asyncio.to_thread(offer, ctx.worktree, ctx.workdir, self.cfg.git_remote, ctx.seat.run_id,
                                           ctx.agent_id, generation)
         spec = spec_of(ctx, engine, self.cfg, generation, git)
-        wid = workflow_id(ctx.run_id, ctx.agent_id, generation)
+        wid = workflow_id(ctx.seat.run_id, ctx.agent_id, generation)
         try:
             handle: WorkflowHandle[Any, Any] = await self.client.start_workflow(
                 WORKFLOW, spec, id=wid, task_queue=spec["queue"],

@@ -2,7 +2,7 @@
 
 The engine answers with ONE JSON object: either a plan, or (only when a human is there to answer, on a
 TTY) ``{"questions": [...]}`` — at most three clarifying questions. A plan is validated exactly like a
-hand-written one (the pydantic models, then :func:`orchestrator.plan.validate_plan`); every problem is
+hand-written one (the pydantic models, then :func:`orchestrator.plan.model.validate_plan`); every problem is
 sent back for the next answer, a few times at most, so a model's small mistakes get fixed by the model
 and a person never receives an invalid plan. The working directory and the status are not the model's to
 choose: the plan always targets the directory the user gave and comes back ``pending`` (unapproved).
@@ -10,7 +10,6 @@ choose: the plan always targets the directory the user gave and comes back ``pen
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,8 @@ from typing import Any
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import ValidationError
 
-from orchestrator.plan import Plan, PlanError, describe_error, validate_plan
+from orchestrator.engines.answer_json import expect_object
+from orchestrator.plan.model import Plan, PlanError, describe_error, validate_plan
 from orchestrator.roles import Role
 
 Ask = Callable[[str], Awaitable[str]]  # prompt -> the engine's answer text
@@ -108,28 +108,6 @@ def _listing(workdir: Path) -> list[str]:
     return names[:MAX_LISTING] + ([f"… {len(names) - MAX_LISTING} more"] if len(names) > MAX_LISTING else [])
 
 
-def extract_object(text: str) -> dict[str, Any]:
-    """The one JSON object of an answer: the whole answer, or inside one ```json fence, or (models like to
-    add a sentence) the first complete object in it. Raises ValueError saying what is wrong."""
-    body = text.strip()
-    if body.startswith("```"):
-        body = body.split("\n", 1)[1] if "\n" in body else ""
-        body = body.rsplit("```", 1)[0].strip()
-    try:
-        data = json.loads(body)
-    except ValueError:
-        start = body.find("{")
-        if start < 0:
-            raise ValueError("the answer holds no JSON object") from None
-        try:
-            data, _ = json.JSONDecoder().raw_decode(body, start)
-        except ValueError as e:
-            raise ValueError(f"invalid JSON: {e}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"expected a JSON object, got {type(data).__name__}")
-    return data
-
-
 def _questions(obj: dict[str, Any]) -> list[str] | None:
     if set(obj) != {"questions"}:
         return None
@@ -175,7 +153,7 @@ async def gather(request: str, *, ask: Ask, roles: dict[str, Role], workdir: Pat
         text = await ask(gather_prompt(request, roles=roles, workdir=workdir, qa=qa, problems=problems,
                                        may_ask=may_ask))
         try:
-            obj = extract_object(text)
+            obj = expect_object(text, wanted="a plan or questions")
             questions = _questions(obj)
             if questions is None:
                 return Gathered(_as_plan(obj, workdir, roles), qa, answers)

@@ -1,7 +1,7 @@
 """What a valid plan still needs to run here, with this engine: checked by ``plan validate`` and before a
 run starts, so a plan that can only fail at run time fails at once with every problem listed.
 
-A plan can be well formed (ids, dependencies, roles: :func:`orchestrator.plan.validate_plan`) and still
+A plan can be well formed (ids, dependencies, roles: :func:`orchestrator.plan.model.validate_plan`) and still
 unable to run: a subtask's command given to a role that may not run commands (the gateway refuses every
 shell call of that role), a prompt on the ``command`` engine (there is no agent to read it), or an agent
 CLI that is not installed.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from orchestrator.plan import Plan
+from orchestrator.plan.model import Plan
 from orchestrator.roles import Role, expand_tools
 
 _SHOWN = 3  # what needs a missing CLI: the first few, then a count

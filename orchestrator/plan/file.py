@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from acteon_core.files import write_atomic
-from orchestrator.plan import Plan, PlanError, Task, approve, describe_error, validate_plan
+from orchestrator.plan.model import Plan, PlanError, Task, approve, describe_error, validate_plan
 
 
 def load_plan(path: Path, known_roles: set[str], runnable: Callable[[Plan], list[str]] | None = None) -> Plan:
