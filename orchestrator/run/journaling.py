@@ -41,19 +41,24 @@ def final_status(statuses: dict[str, str], cancel_reason: str | None) -> str:
     return "failed"
 
 
-def record_end(run_dir: R.RunDir, plan: Plan, status: str, reason: str, statuses: dict[str, str], *,
-               twin: bool) -> dict[str, Any]:
-    """The run's last event, run.json's end, stats.json and summary.md, and the twin when enabled. Returns
-    the gateway's counters (every gateway this run had, equal to its audit)."""
+def record_finished(run_dir: R.RunDir, status: str, reason: str) -> tuple[dict[str, Any], list[Any]]:
+    """The run's last event, after stats.json. Returns the gateway's counters (every gateway this run had,
+    equal to its audit) and the journal they were counted from."""
     events = run_dir.read_events()
     stats = gateway_counters(events)
     write_atomic(run_dir.stats_file, stats)
     run_dir.record(E.RunFinished, status=status, reason=reason)
+    return stats, events
+
+
+def record_end(run_dir: R.RunDir, plan: Plan, status: str, statuses: dict[str, str], stats: dict[str, Any],
+               events: list[Any], *, twin: bool) -> None:
+    """run.json's end, summary.md, and the twin when enabled: written once the console has heard the end
+    (the twin can take seconds on a long run)."""
     run_dir.write_run(status=status, finished_at=E.now_iso())
     run_dir.summary_file.write_text(summary(plan, run_dir.run_id, status, statuses, stats, events), encoding="utf-8")
     if twin:
         _write_twin(run_dir)
-    return stats
 
 
 def _write_twin(run_dir: R.RunDir) -> None:

@@ -212,9 +212,10 @@ class Run:
                                                        Path(self.plan.scope.working_directory), self.dir, self.note)
         if self.watcher is not None:  # the eval's commands were decided after the watcher's last drain
             await self.watcher.poll_once()
-        stats = journaling.record_end(self.dir, self.plan, status, reason, statuses, twin=self.cfg.graph.enabled)
+        stats, events = journaling.record_finished(self.dir, status, reason)
         self.reporter.run_ended(status, reason)
         await self.reporter.close()
+        journaling.record_end(self.dir, self.plan, status, statuses, stats, events, twin=self.cfg.graph.enabled)
         await self.client.aclose()
         peak = self.scheduler.peak_running if self.scheduler else 0
         return RunReport(self.run_id, status, statuses, stats, peak)

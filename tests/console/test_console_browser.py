@@ -9,6 +9,8 @@ import io
 import json
 from typing import Any
 
+import pytest
+
 from tests.console.conftest import Gateway, artifact, sign_in
 
 
@@ -203,6 +205,7 @@ def test_audit_filters_and_export(gateway: Gateway, context: Any) -> None:
     page.screenshot(path=str(artifact("console-audit.png")), full_page=True)
 
 
+@pytest.mark.slow
 def test_ages_tick_and_an_expired_approval_leaves_the_queue(tmp_path: Any, context: Any) -> None:
     from tests.console.conftest import ADMIN_KEY
     from tests.support import RedisServer, gateway_process

@@ -19,6 +19,7 @@ def _bash(command: str) -> tuple[str, dict[str, str]]:
     return ("Bash", {"command": command, "description": "step"})
 
 
+@pytest.mark.slow
 def test_claude_waits_for_the_console_and_hears_the_reason(
         claude_bin: str, sandbox: Sandbox, gateway: Gateway, context: Any) -> None:
     key = gateway.run("cc-claude")

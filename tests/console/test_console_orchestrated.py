@@ -8,6 +8,8 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.console.conftest import ADMIN_KEY, Gateway, sign_in
 from tests.orchestrator.test_run import cli, groups_of, plan, start_cli, task, write_plan
 from tests.support import wait_until
@@ -58,6 +60,7 @@ def test_approve_and_reject_in_the_browser_reach_the_agents(tmp_path: Path, gate
     assert page.text_content("#run-status") == "failed"
 
 
+@pytest.mark.slow
 def test_cancel_in_the_console_stops_the_orchestrated_run(tmp_path: Path, gateway: Gateway, context: Any) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

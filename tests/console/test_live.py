@@ -144,6 +144,7 @@ def _metric(url: str, sample: str) -> float:
     return sum(float(line.rsplit(" ", 1)[1]) for line in lines if line.startswith(sample + " "))
 
 
+@pytest.mark.slow
 def test_webhooks_are_signed_retried_on_500_and_sent_once_by_two_gateways(tmp_path: Any, receiver: Receiver) -> None:
     redis = RedisServer()
     require("redis-server on PATH", redis.binary is not None)

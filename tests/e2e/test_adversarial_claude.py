@@ -15,7 +15,7 @@ import pytest
 from tests.e2e.fake_models import Script, fake_model
 from tests.support import ROOT
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # real agent CLIs: seconds each
 
 BUGGY = "def add(a, b):\\n    return a + b\\n\\n\\ndef mul(a, b):\\n    return a ** b\\n"
 EVAL = """import importlib.util, json

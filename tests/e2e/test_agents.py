@@ -11,7 +11,7 @@ import pytest
 from tests.e2e.conftest import audit, dead_gateway_url, new_run, run_claude, run_gemini
 from tests.e2e.fake_models import Script
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # real agent CLIs: seconds each
 
 CLAUDE_MODES = [pytest.param(False, id="command-hook"), pytest.param(True, id="http-hook")]
 

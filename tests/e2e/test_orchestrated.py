@@ -13,7 +13,7 @@ import pytest
 from tests.e2e.fake_models import Script, fake_model
 from tests.support import ROOT
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # real agent CLIs: seconds each
 
 
 def test_claude_plan_runs_two_agents_in_parallel_behind_the_gateway(claude_bin, sandbox) -> None:

@@ -14,7 +14,7 @@ import pytest
 from tests.e2e.fake_models import Script, fake_model
 from tests.support import ROOT
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # real agent CLIs: seconds each
 
 
 def test_claude_diamond_join_gets_the_synthesis_of_both_parents(claude_bin, sandbox) -> None:

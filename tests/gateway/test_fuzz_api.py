@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
@@ -21,6 +22,7 @@ app = create_app(
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_server_errors_as_admin(case) -> None:  # type: ignore[no-untyped-def]
@@ -31,6 +33,7 @@ def test_no_server_errors_as_admin(case) -> None:  # type: ignore[no-untyped-def
         assert set(response.json()) == {"error"}
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_server_errors_without_a_key(case) -> None:  # type: ignore[no-untyped-def]

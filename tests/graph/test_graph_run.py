@@ -62,6 +62,7 @@ def rows(state: Path, name: str, env: dict[str, str]) -> list[dict[str, Any]]:
     return [{k: v["value"] for k, v in b.items()} for b in data["results"]["bindings"]]
 
 
+@pytest.mark.slow
 def test_every_ready_query_on_a_real_run(finished_run: tuple[Path, dict[str, str]]) -> None:
     state, env = finished_run
     path = rows(state, "critical-path", env)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.support import ROOT, gateway_process
 
@@ -19,6 +20,7 @@ def keys_cli(url: str, state: Path, *args: str) -> subprocess.CompletedProcess[s
                           timeout=60, check=False)
 
 
+@pytest.mark.slow
 def test_worker_and_operator_keys_from_the_command_line(tmp_path: Path) -> None:
     state = tmp_path / "state"
     with gateway_process({"ACTEON_STATE_DIR": str(state)}) as url:

@@ -298,6 +298,7 @@ MemoryStore(Path(sys.argv[1]))
 """
 
 
+@pytest.mark.slow
 def test_processes_opening_a_new_index_at_once_all_succeed(tmp_path: Path) -> None:
     """SQLite can refuse the switch to WAL with "database is locked" (without calling the busy handler) when
     another process is switching the same new file: the store retries instead of failing the run."""

@@ -67,6 +67,7 @@ def _run(tmp_path: Path, command: str, threshold: float | None, run_id: str) -> 
     return r.returncode, json.loads(r.stdout)
 
 
+@pytest.mark.slow
 def test_a_run_passes_or_fails_by_its_eval(tmp_path: Path) -> None:
     score = 'echo "{\\"score\\": $(( $(cat passed) * 100 / ($(cat passed) + $(cat failed)) ))e-2}"'
     rc, report = _run(tmp_path, score, 0.7, "good")

@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.orchestrator.test_run import cli, plan, task, write_plan
 
 
@@ -173,6 +175,7 @@ def test_a_cancelled_runs_header_counts_its_cancelled_tasks() -> None:
     assert "1 done" in header and "3 cancelled" in header
 
 
+@pytest.mark.slow
 def test_counters_after_a_resume_are_the_sum_over_both_gateways_and_equal_the_audit(tmp_path: Path) -> None:
     """Each start of a run on the embedded store has a new gateway that counts from zero: status, stats.json
     and summary.md count every decision of every gateway the run had, as `audit` lists them."""

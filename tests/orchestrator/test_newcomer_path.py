@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from orchestrator.rundir import RunDir
 from tests.orchestrator.test_run import ADMIN, cli, gw, plan, task, write_plan  # noqa: F401 - gw: fixture
 
@@ -15,6 +17,7 @@ def no_traceback(r) -> None:  # type: ignore[no-untyped-def]
     assert "Traceback" not in r.stderr and "Traceback" not in r.stdout, r.stderr
 
 
+@pytest.mark.slow
 def test_the_demo_is_a_run_to_inspect_after_its_gateway_is_gone(tmp_path: Path) -> None:
     state = str(tmp_path / "state")
     demo = cli("demo", "--state-dir", state, "--json", env={"ACTEON_URL": "", "ACTEON_ADMIN_KEY": ""})
@@ -60,6 +63,7 @@ def test_a_start_that_fails_leaves_no_run_folder_and_no_traceback(tmp_path: Path
     assert not (state / "runs" / "never").exists()
 
 
+@pytest.mark.slow
 def test_user_errors_are_one_line_with_exit_code_2(tmp_path: Path, gw) -> None:  # noqa: F811
     state = str(tmp_path / "state")
     cases = [
@@ -78,6 +82,7 @@ def test_user_errors_are_one_line_with_exit_code_2(tmp_path: Path, gw) -> None: 
         assert r.stderr.startswith("acteon-swarm") and len(r.stderr.strip().splitlines()) <= 3, (args, r.stderr)
 
 
+@pytest.mark.slow
 def test_kill_9_then_resume_on_the_embedded_gateway(tmp_path: Path) -> None:
     """Point 4: the resumed run meets a fresh embedded gateway that has never heard of it; the run is created
     there again (same rules, the rest of its quota), finished tasks are not re-run, and its audit holds the

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.orchestrator.test_run import cli, journal, plan, task, write_plan
 
 
@@ -26,6 +28,7 @@ def _run(tmp_path: Path, *args: str) -> tuple[int, dict]:  # type: ignore[type-a
     return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else {"stderr": r.stderr})
 
 
+@pytest.mark.slow
 def test_a_parked_task_waits_for_approval_then_runs_once(tmp_path: Path) -> None:
     ws, p = _plan(tmp_path)
     state = ["--state-dir", str(tmp_path / "state")]
@@ -72,6 +75,7 @@ def test_reject_skips_the_task_and_blocks_its_dependents(tmp_path: Path) -> None
     assert reasons == ["rejected by bob: not during the freeze"]
 
 
+@pytest.mark.slow
 def test_a_proposed_alternative_runs_instead_when_approved(tmp_path: Path) -> None:
     ws, p = _plan(tmp_path)
     state = ["--state-dir", str(tmp_path / "state")]

@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from orchestrator.cli import demo
 
 
+@pytest.mark.slow
 def test_demo_runs_the_bundled_plan_and_shows_each_kind_of_decision(tmp_path) -> None:
     console = Console(record=True, width=200)
     result = demo.run(console, state_dir=tmp_path / "state")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -17,6 +19,7 @@ def _excerpts():  # a script, not a package module: loaded from its path
     return module
 
 
+@pytest.mark.slow
 def test_the_readme_shows_what_the_demo_prints() -> None:
     ex = _excerpts()
     assert ex.normal(ex.current()) == ex.normal(ex.excerpt(ex.run_demo()))

@@ -194,6 +194,7 @@ def test_isolate_outside_git_is_an_error(tmp_path: Path) -> None:
     assert r.returncode == 2 and "isolate: true" in r.stderr
 
 
+@pytest.mark.slow
 def test_kill_9_during_a_merge_leaves_the_branch_before_it_and_resume_lands_it(tmp_path: Path) -> None:
     repo = user_repo(tmp_path)
     before = snapshot(repo)
@@ -264,6 +265,7 @@ def test_the_state_directory_stays_secret_except_the_agents_worktrees(tmp_path: 
     assert is_secret_path(f"{state}/worktrees-not/x", "/home/u", extra)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shared", [True, False], ids=["one-gateway", "embedded-gateways"])
 def test_two_runs_on_one_repository_never_hold_overlapping_scopes(tmp_path: Path, shared: bool,
                                                                   request: pytest.FixtureRequest) -> None:
@@ -360,6 +362,7 @@ def test_cancel_leaves_the_checkout_untouched(tmp_path: Path) -> None:
     assert (state / "worktrees" / "cx" / "slow" / "s.txt").exists()  # the agent's work is kept in its worktree
 
 
+@pytest.mark.slow
 def test_task_retry_reruns_a_conflicted_task_on_the_new_integration_head(tmp_path: Path) -> None:
     repo = user_repo(tmp_path)
     before = snapshot(repo)

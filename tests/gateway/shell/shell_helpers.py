@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
 from gateway.runnable import run_equivalent
 from gateway.shell import ALL_CATEGORIES, ShellAnalysis, analyze
 
@@ -31,3 +35,18 @@ def written_categories(path: str, text: str) -> frozenset[str]:
     found = run_equivalent(path, text)
     assert found is not None, path
     return analyze(found[0], SHOP, HOME, files=found[1]).categories
+
+
+def class_tests(flagged: dict[str, str], look_alikes: list[str]) -> tuple[Callable[[str], None], Callable[[str], None]]:
+    """The two tests every generalisation module runs over its own tables: each command of a class is flagged
+    with its category, and each harmless look-alike stays clean. Bind them under test names in the module."""
+
+    @pytest.mark.parametrize("command", list(flagged))
+    def each_class_is_flagged(command: str) -> None:
+        assert flagged[command] in shop_categories(command), shop_categories(command)
+
+    @pytest.mark.parametrize("command", look_alikes)
+    def the_look_alikes_stay_clean(command: str) -> None:
+        assert shop_categories(command) == frozenset(), shop_categories(command)
+
+    return each_class_is_flagged, the_look_alikes_stay_clean

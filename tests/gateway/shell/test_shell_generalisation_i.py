@@ -13,7 +13,7 @@ import pytest
 
 from gateway.runnable import content_categories, run_equivalent
 from gateway.shell import categories as cat
-from tests.gateway.shell.shell_helpers import HOME, SHOP, written_categories
+from tests.gateway.shell.shell_helpers import HOME, SHOP, class_tests, written_categories
 from tests.gateway.shell.shell_helpers import shop_categories as categories
 
 CWD = SHOP
@@ -66,14 +66,7 @@ ALLOWED = [
 ]
 
 
-@pytest.mark.parametrize("command", list(FLAGGED))
-def test_each_class_is_flagged(command: str) -> None:
-    assert FLAGGED[command] in categories(command), categories(command)
-
-
-@pytest.mark.parametrize("command", ALLOWED)
-def test_the_look_alikes_stay_clean(command: str) -> None:
-    assert categories(command) == frozenset(), categories(command)
+test_each_class_is_flagged, test_the_look_alikes_stay_clean = class_tests(FLAGGED, ALLOWED)
 
 
 def test_sql_files_given_to_enterprise_clients() -> None:

@@ -7,12 +7,10 @@ Every case is a variant written for its class; look-alikes stay clean."""
 
 from __future__ import annotations
 
-import pytest
-
 from gateway.runnable import run_equivalent
 from gateway.shell import analyze
 from gateway.shell import categories as cat
-from tests.gateway.shell.shell_helpers import HOME, SHOP, written_categories
+from tests.gateway.shell.shell_helpers import HOME, SHOP, class_tests, written_categories
 from tests.gateway.shell.shell_helpers import shop_categories as categories
 
 CWD = SHOP
@@ -55,14 +53,7 @@ ALLOWED = [
 ]
 
 
-@pytest.mark.parametrize("command", list(FLAGGED))
-def test_each_class_is_flagged(command: str) -> None:
-    assert FLAGGED[command] in categories(command), categories(command)
-
-
-@pytest.mark.parametrize("command", ALLOWED)
-def test_the_look_alikes_stay_clean(command: str) -> None:
-    assert categories(command) == frozenset(), categories(command)
+test_each_class_is_flagged, test_the_look_alikes_stay_clean = class_tests(FLAGGED, ALLOWED)
 
 
 def test_ci_variables_named_for_secrets_are_secrets() -> None:

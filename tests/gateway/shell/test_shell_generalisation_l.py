@@ -22,7 +22,7 @@ import pytest
 
 from gateway.credentials import is_secret_path
 from gateway.shell import categories as cat
-from tests.gateway.shell.shell_helpers import HOME, SHOP, written_categories
+from tests.gateway.shell.shell_helpers import HOME, SHOP, class_tests, written_categories
 from tests.gateway.shell.shell_helpers import shop_categories as categories
 
 FLAGGED = {
@@ -139,14 +139,7 @@ ALLOWED = [
 ]
 
 
-@pytest.mark.parametrize("command", list(FLAGGED))
-def test_each_class_is_flagged(command: str) -> None:
-    assert FLAGGED[command] in categories(command)
-
-
-@pytest.mark.parametrize("command", ALLOWED)
-def test_the_look_alikes_stay_clean(command: str) -> None:
-    assert not categories(command), categories(command)
+test_each_class_is_flagged, test_the_look_alikes_stay_clean = class_tests(FLAGGED, ALLOWED)
 
 
 def test_a_powershell_script_run_later_is_read_for_windows_paths_and_persistence() -> None:
