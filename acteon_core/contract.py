@@ -74,6 +74,7 @@ SHELL_TOOLS = ("Bash", "run_shell_command")
 # --- providers ------------------------------------------------------------------------------------
 PROVIDER_CLAUDE = "claude-code"
 PROVIDER_GEMINI = "gemini-cli"
+PROVIDER_CODEX = "codex-cli"
 PROVIDER_ORCHESTRATOR = "orchestrator"
 
 # --- dispatch response fields ---------------------------------------------------------------------

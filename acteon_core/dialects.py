@@ -1,11 +1,13 @@
-"""The Claude Code / Gemini CLI hook dialects, read and written in one place.
+"""The agent CLIs' hook dialects (Claude Code, Gemini CLI, Codex CLI), read and written in one place.
 
-Both CLIs send a JSON event and read a JSON answer (the hook protocol notes in the development
-workspace, §1.5 and §2.3). The wrong answer shape is silently ignored by both (and the tool then runs), and
-the events differ in small ways (Gemini's ``mcp_context``, Claude's ``mcp_server``; error fields of a
-finished call). Everything that turns an event into a gateway request, a finished call into an audit
-event, or a gateway result into an answer lives here, and is used by all three callers: the hook's
-``gate`` and ``complete`` commands and the gateway's native Claude http-hook endpoint.
+Each CLI sends a JSON event and reads a JSON answer (docs/clis.md). The wrong answer shape is silently
+ignored (and the tool then runs): Codex even runs the call when an answer holds one field it does not know,
+so each dialect answers with exactly its documented fields. The events differ in small ways (Gemini's
+``mcp_context``, Claude's ``mcp_server``; error fields of a finished call; Codex names its events as Claude
+does, so it is told apart only by ``--cli codex``). Everything that turns an event into a gateway request,
+a finished call into an audit event, or a gateway result into an answer lives here, and is used by all
+three callers: the hook's ``gate`` and ``complete`` commands and the gateway's native Claude http-hook
+endpoint.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ if TYPE_CHECKING:  # annotations only: the hook imports nothing it does not need
 
 CLAUDE = "claude"
 GEMINI = "gemini"
-DIALECTS = (CLAUDE, GEMINI)
+CODEX = "codex"
+DIALECTS = (CLAUDE, GEMINI, CODEX)
 
 PRE_EVENTS = {"PreToolUse": CLAUDE, "BeforeTool": GEMINI}
 POST_EVENTS = {"PostToolUse": CLAUDE, "AfterTool": GEMINI}
-PROVIDERS = {CLAUDE: "claude-code", GEMINI: "gemini-cli"}
+PROVIDERS = {CLAUDE: c.PROVIDER_CLAUDE, GEMINI: c.PROVIDER_GEMINI, CODEX: c.PROVIDER_CODEX}
 
 # Claude caps permissionDecisionReason at 2000 characters and 20 lines.
 _MAX_REASON = 2000
@@ -51,7 +54,15 @@ def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None
     which also skips the CLI's own permission prompt. Otherwise no decision: the gateway found nothing
     against the call, and the user's own permission settings still decide whether it runs (an interactive
     Claude Code asks as it would without the gate). A rewritten input is then offered for confirmation
-    (Claude: `ask` with the new input; Gemini: the new input with no decision)."""
+    (Claude: `ask` with the new input; Gemini: the new input with no decision).
+
+    Codex accepts an allow only together with a new input, and has no `ask`: an allow is no decision (its own
+    approval policy decides), a rewritten input is an allow with that input either way."""
+    if dialect == CODEX:
+        if updated_input is None:
+            return {}
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                       "updatedInput": updated_input}}
     if not authoritative:
         if updated_input is None:
             return {}
@@ -73,8 +84,9 @@ def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None
 
 
 def deny(dialect: str, reason: str) -> dict[str, Any]:
-    # Never "ask": a headless Gemini hangs on it and a headless Claude turns it into a deny anyway.
-    if dialect == CLAUDE:
+    # Never "ask": a headless Gemini hangs on it, a headless Claude turns it into a deny anyway, and Codex runs
+    # the call. Codex needs the non-empty reason (an empty one is an invalid answer, and the call runs).
+    if dialect in (CLAUDE, CODEX):
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                        "permissionDecisionReason": clip(reason)}}
     return {"decision": "deny", "reason": clip(reason)}
@@ -133,6 +145,8 @@ def completion(event: dict[str, Any], agent_id: str) -> dict[str, Any]:
     failed = False
     if isinstance(response, dict):
         failed = bool(response.get("is_error") or response.get("error") or response.get("interrupted"))
+    elif isinstance(response, str) and response.startswith("Exit code: "):  # Codex: "Exit code: N\n..."
+        failed = not response.startswith("Exit code: 0\n")
     body: dict[str, Any] = {
         "agent_id": agent_id,
         "tool": str(event.get("tool_name") or "unknown")[:256],

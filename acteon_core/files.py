@@ -20,6 +20,11 @@ def write_atomic(path: Path, data: Any, *, new_mode: int = 0o600) -> None:
 
 
 def write_text_atomic(path: Path, text: str, *, new_mode: int = 0o600) -> None:
+    """UTF-8 text, atomically (see :func:`write_bytes_atomic`)."""
+    write_bytes_atomic(path, text.encode("utf-8"), new_mode=new_mode)
+
+
+def write_bytes_atomic(path: Path, data: bytes, *, new_mode: int = 0o600) -> None:
     """A temp file in the same directory, fsync'd, then renamed over the target. An existing file keeps its
     mode; a new one gets ``new_mode`` (owner-only by default: run folders hold agents' keys and answers)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -27,8 +32,8 @@ def write_text_atomic(path: Path, text: str, *, new_mode: int = 0o600) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         Path(tmp).replace(path)

@@ -136,6 +136,38 @@ def gemini_settings(settings: dict[str, Any], opts: HookOptions) -> dict[str, An
     return settings
 
 
+def codex_hooks(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
+    """Codex CLI's hooks.json (Claude's shape; timeouts in seconds). Codex runs a hook only once the user
+    trusted it (``/hooks`` in codex) or with ``--dangerously-bypass-hook-trust``; an untrusted one is skipped
+    without a word, and a hook that times out lets the call run: the gate answers well inside its timeout."""
+    if opts.http:
+        raise SettingsError("Codex CLI has no http hook type; install the command hook (without --http)")
+    timeout_s = int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S)
+    gate = {"type": "command", "timeout": timeout_s,
+            "command": hook_command("gate", "codex", key_file=opts.key_file, url=opts.url, budget=opts.budget,
+                                    authoritative=opts.authoritative)}
+    done = {"type": "command", "timeout": 10,
+            "command": hook_command("complete", "codex", key_file=opts.key_file, url=opts.url, budget=None)}
+    _merge_event(settings, "PreToolUse", {"matcher": "*", "hooks": [gate]})
+    _merge_event(settings, "PostToolUse", {"matcher": "*", "hooks": [done]})
+    return settings
+
+
+WRITERS = {"claude": claude_settings, "gemini": gemini_settings, "codex": codex_hooks}
+
+
+def revert_gemini_config(settings: dict[str, Any], original: dict[str, Any] | None) -> None:
+    """Give ``hooksConfig`` back as it was before install turned hooks on (in place). ``original``: the
+    settings install found, when known; else a ``hooksConfig`` that only says hooks are on is install's."""
+    if original is not None:
+        if "hooksConfig" in original:
+            settings["hooksConfig"] = original["hooksConfig"]
+        else:
+            settings.pop("hooksConfig", None)
+    elif settings.get("hooksConfig") == {"enabled": True}:
+        del settings["hooksConfig"]
+
+
 def remove_ours(settings: dict[str, Any]) -> int:
     """Take every hook ``install`` wrote out of ``settings`` (in place); groups and event lists left empty by
     that go too, everything else stays as it was. Returns how many hooks were removed."""

@@ -34,6 +34,12 @@ RunStatus = Literal["done", "failed", "cancelled", "interrupted", "parked", "eva
 # What the orchestrator reports to the gateway: a task's state, a run's end, or a run (re)starting.
 ReportedState = Literal[TaskStatus, RunStatus, "started"]
 
+# --- engines --------------------------------------------------------------------------------------
+# What runs an agent session (swarm.toml, plans, lens members, `--engine`): an agent CLI, or a plain command.
+EngineName = Literal["claude", "gemini", "codex", "command"]
+ENGINES: tuple[EngineName, ...] = get_args(EngineName)
+AGENT_ENGINES: tuple[EngineName, ...] = tuple(e for e in ENGINES if e != "command")
+
 # --- tool calls -----------------------------------------------------------------------------------
 ActionType = Literal["execute_command", "write_file", "read_file", "list_files", "web_fetch", "web_search",
                      "spawn_agent", "mcp_call", "other"]
@@ -42,11 +48,12 @@ Outcome = Literal["executed", "suppressed", "throttled", "deduplicated", "pendin
 ApprovalStatus = Literal["pending", "approved", "rejected", "expired", "used"]
 
 # One group per capability: the action type the gateway gives it, and every CLI's name for it (Claude Code's
-# first, then Gemini CLI's). Roles name tools the Claude Code way; allowing any name of a group allows the
-# whole group on every CLI. A tool in no group is an `other` action, and a role keeps its name as written.
+# first, then Gemini CLI's, then Codex CLI's). Roles name tools the Claude Code way; allowing any name of a
+# group allows the whole group on every CLI. A tool in no group is an `other` action, and a role keeps its
+# name as written. Codex's `apply_patch` adds, changes, moves and deletes files: it goes with Write.
 TOOL_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (c.EXECUTE_COMMAND, c.SHELL_TOOLS),
-    (c.WRITE_FILE, ("Write", "write_file")),
+    (c.WRITE_FILE, ("Write", "write_file", "apply_patch")),
     (c.WRITE_FILE, ("Edit", "MultiEdit", "replace")),
     (c.WRITE_FILE, ("NotebookEdit",)),
     (c.READ_FILE, ("Read", "read_file", "read_many_files")),
@@ -55,7 +62,7 @@ TOOL_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (c.LIST_FILES, ("LS", "list_directory")),
     (c.WEB_FETCH, ("WebFetch", "web_fetch")),
     (c.WEB_SEARCH, ("WebSearch", "google_web_search")),
-    (c.SPAWN_AGENT, ("Agent", "Task", "invoke_agent")),
+    (c.SPAWN_AGENT, ("Agent", "Task", "invoke_agent", "spawn_agent")),
 )
 TOOL_ACTIONS: dict[str, str] = {name: action for action, names in TOOL_GROUPS for name in names}
 # Tools that change files by themselves (a role holding one "writes"; Bash alone runs builds and tests).

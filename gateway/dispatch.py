@@ -28,7 +28,7 @@ from gateway.paths import agent_home
 from gateway.policy import Policy
 from gateway.rules.engine import Evaluation, evaluate, rewrite_input
 from gateway.rules.model import Rule
-from gateway.runnable import write_equivalent
+from gateway.runnable import patch_equivalents, write_equivalent
 from gateway.scope import RULE as SCOPE_RULE
 from gateway.scope import Binding, violation
 from gateway.shell.analysis import FETCHED, Attached
@@ -154,9 +154,14 @@ class Dispatcher:
             if self.analyzer is not None or files:
                 shell_facts = await self._facts(command, workdir, home, files)
         elif is_write_tool(req.tool):
-            equivalent = write_equivalent(req.input, req.cwd, home)
-            if equivalent is not None:
-                content_facts = await self._facts(equivalent[0], req.cwd, home, equivalent[1])
+            # One file for a Write or Edit; each file a patch adds lines to for an apply_patch.
+            single = write_equivalent(req.input, req.cwd, home)
+            found = [single] if single is not None else patch_equivalents(req.input, req.cwd, home)
+            categories: set[str] = set()
+            for command, files in found:
+                categories.update((await self._facts(command, req.cwd, home, files)).categories)
+            if found:
+                content_facts = Facts(categories=tuple(sorted(categories)))
         return home, normalize(
             run_id=req.run_id, agent_id=req.agent_id, role=req.role, provider=req.provider,
             tool=req.tool, input=req.input, cwd=req.cwd, home=home,

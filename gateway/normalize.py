@@ -1,7 +1,8 @@
 """Map a raw ``(provider, tool, input)`` to the normalized call the rules see (docs/gateway.md).
 
-One place for both CLIs: Claude Code and Gemini CLI name the same operations differently, and Gemini
-sends paths relative to ``cwd`` and hides web_fetch URLs inside a prompt.
+One place for every CLI: Claude Code, Gemini CLI and Codex CLI name the same operations differently,
+Gemini sends paths relative to ``cwd`` and hides web_fetch URLs inside a prompt, and Codex edits many files
+in one ``apply_patch`` call (judged as that many writes: ``gateway.patches``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from acteon_core import contract as c
 from acteon_core.vocabulary import TOOL_ACTIONS
+from gateway import patches
 from gateway import paths as P
 from gateway.credentials import (
     holds_secrets,
@@ -159,18 +161,30 @@ def normalize(
         facts = Facts(target=(_s(input.get("query")) or "")[:_MAX_TARGET])
     elif action_type == c.SPAWN_AGENT:
         facts = Facts(target=_s(input.get("subagent_type")) or _s(input.get("agent_name")) or "general-purpose")
+    elif tool == "apply_patch" and (changes := _changes(input)) is None:
+        facts = unparseable_facts(str(patches.patch_text(input) or input.get("command") or ""), "not a patch")
     else:
+        changes = _changes(input) if tool == "apply_patch" else None
         pattern = _s(input.get("pattern")) if tool in ("Glob", "glob") else None
-        facts = _file_facts(action_type, tuple(_raw_paths(action_type, input, cwd)), pattern, cwd, home, secret_paths,
-                            tool in _CONTENT_SEARCHES)
+        raw = tuple(p for ch in changes for p in ch.paths) if changes else tuple(_raw_paths(action_type, input, cwd))
+        facts = _file_facts(action_type, raw, pattern, cwd, home, secret_paths, tool in _CONTENT_SEARCHES)
         carried = set(content_facts.categories) & CARRIED if content_facts is not None else set()
-        if action_type == c.WRITE_FILE:
+        if changes:
+            for ch in changes:
+                if ch.added:
+                    carried |= content_categories(P.resolve(ch.move_to or ch.path, cwd, home), ch.added)
+        elif action_type == c.WRITE_FILE:
             text = written_text(input)
             if text is not None and facts.paths:
                 carried |= content_categories(facts.paths[0], text)
         if carried and action_type == c.WRITE_FILE:
             facts = replace(facts, categories=tuple(sorted(carried.union(facts.categories))))
     return Call(run_id, agent_id, role, provider, tool, action_type, input, cwd, facts)
+
+
+def _changes(input: Mapping[str, Any]) -> tuple[patches.Change, ...] | None:
+    text = patches.patch_text(input)
+    return patches.parse(text) if text is not None else None
 
 
 def is_shell_tool(tool: str) -> bool:

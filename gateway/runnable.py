@@ -20,6 +20,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from gateway import patches
 from gateway.credentials import is_secret_variable
 from gateway.paths import resolve
 from gateway.shell import buildhooks, declared, recipes
@@ -120,6 +121,23 @@ def write_equivalent(input: Mapping[str, Any], cwd: str | None, home: str) -> tu
     if not isinstance(raw, str) or not raw or text is None:
         return None
     return run_equivalent(resolve(raw, cwd, home), text)
+
+
+def patch_equivalents(input: Mapping[str, Any], cwd: str | None, home: str) -> list[tuple[str, Attached]]:
+    """``run_equivalent`` of every file a patch adds to or changes (an apply_patch call: ``gateway.patches``),
+    judged on the lines it adds; at most ``MAX_JUDGED`` files (the rest are judged by their paths)."""
+    text = patches.patch_text(input)
+    changes = patches.parse(text) if text is not None else None
+    found: list[tuple[str, Attached]] = []
+    for change in changes or ():
+        if change.added and len(found) < MAX_JUDGED:
+            equivalent = run_equivalent(resolve(change.move_to or change.path, cwd, home), change.added)
+            if equivalent is not None:
+                found.append(equivalent)
+    return found
+
+
+MAX_JUDGED = 16
 
 
 def is_ci_definition(path: str, text: str = "") -> bool:

@@ -1,26 +1,31 @@
 """``acteon-swarm-hook install`` and ``uninstall``: the command lines that merge the gate into a CLI's
-settings file, or take it out (what is merged: ``acteon_core.settings``; written atomically).
+settings file, or take it out (what is merged: ``acteon_core.settings``; written atomically; the file as
+install found it: ``hook.originals``).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import sys
 from pathlib import Path
 
 from acteon_core import contract as c
-from acteon_core.files import write_atomic
+from acteon_core.files import write_atomic, write_bytes_atomic
 from acteon_core.settings import (
+    WRITERS,
     HookOptions,
     SettingsError,
-    claude_settings,
-    gemini_settings,
     insecure_ancestor,
     load,
     remove_ours,
+    revert_gemini_config,
 )
+from hook import originals
+
+CLIS = ("claude", "gemini", "codex")
 
 
 def target_path(args: argparse.Namespace) -> Path:
@@ -31,6 +36,9 @@ def target_path(args: argparse.Namespace) -> Path:
     if args.cli == "claude":
         return {"project": cwd / ".claude" / "settings.json", "local": cwd / ".claude" / "settings.local.json",
                 "user": home / ".claude" / "settings.json"}[args.scope]
+    if args.cli == "codex":
+        codex_home = Path(os.environ["CODEX_HOME"]) if os.environ.get("CODEX_HOME") else home / ".codex"
+        return codex_home / "hooks.json" if args.scope == "user" else cwd / ".codex" / "hooks.json"
     return {"project": cwd / ".gemini" / "settings.json", "local": cwd / ".gemini" / "settings.json",
             "user": home / ".gemini" / "settings.json"}[args.scope]
 
@@ -38,14 +46,15 @@ def target_path(args: argparse.Namespace) -> Path:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="acteon-swarm-hook install",
-        description="Add the acteon-swarm gate to Claude Code or Gemini CLI settings (merged, atomic).",
+        description="Add the acteon-swarm gate to Claude Code, Gemini CLI or Codex CLI settings (merged, atomic).",
     )
-    p.add_argument("--cli", required=True, choices=["claude", "gemini"])
+    p.add_argument("--cli", required=True, choices=CLIS)
     p.add_argument("--http", action="store_true", help="Claude only: use Claude's native http hook (no process)")
     p.add_argument("--settings", help="the settings file to write (default: by --scope)")
     p.add_argument("--scope", choices=["project", "local", "user"], default="local",
                    help="claude: .claude/settings.json | .claude/settings.local.json | ~/.claude/settings.json; "
-                        "gemini: .gemini/settings.json | ~/.gemini/settings.json (default: %(default)s)")
+                        "gemini: .gemini/settings.json | ~/.gemini/settings.json; codex: .codex/hooks.json | "
+                        "$CODEX_HOME/hooks.json (default: %(default)s)")
     p.add_argument("--url", help=f"gateway URL written into the hook (default: ${c.ENV_URL} or {c.DEFAULT_URL})")
     p.add_argument("--key-file", help=f"file holding the agent key (default: ${c.ENV_AGENT_KEY} at run time)")
     p.add_argument("--budget", type=float, default=c.HOOK_BUDGET_S,
@@ -70,15 +79,21 @@ def main(argv: list[str]) -> int:
         settings = load(path)
         opts = HookOptions(url=args.url, key_file=args.key_file, budget=args.budget, http=args.http,
                            authoritative=args.authoritative)
-        merged = claude_settings(settings, opts) if args.cli == "claude" else gemini_settings(settings, opts)
+        reinstall = remove_ours(copy.deepcopy(settings)) > 0
+        merged = WRITERS[args.cli](settings, opts)
     except SettingsError as e:
         sys.stderr.write(f"acteon-swarm-hook install: {e}\n")
         return 2
     if args.print:
         sys.stdout.write(json.dumps(merged, indent=2) + "\n")
         return 0
+    if not reinstall:
+        originals.remember(path)  # a re-install keeps the first one's record
     write_atomic(path, merged)
     sys.stdout.write(f"acteon-swarm gate installed for {args.cli} in {path}\n")
+    if args.cli == "codex":
+        sys.stdout.write("Codex runs a new hook only once you trust it: start codex, type /hooks and trust the two "
+                         "acteon-swarm hooks (until then Codex skips them silently; `acteon-swarm doctor` checks)\n")
     for warning in _warnings(args):
         sys.stderr.write(f"acteon-swarm-hook install: warning: {warning}\n")
     return 0
@@ -118,10 +133,11 @@ def _unreachable(url: str) -> str | None:
 def uninstall_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="acteon-swarm-hook uninstall",
-        description="Remove the acteon-swarm gate from Claude Code or Gemini CLI settings; other hooks and "
-                    "settings are left as they are.",
+        description="Remove the acteon-swarm gate from Claude Code, Gemini CLI or Codex CLI settings: the file "
+                    "as install found it, byte for byte, unless edited since (then other hooks and settings stay "
+                    "as they are).",
     )
-    p.add_argument("--cli", required=True, choices=["claude", "gemini"])
+    p.add_argument("--cli", required=True, choices=CLIS)
     p.add_argument("--settings", help="the settings file (default: by --scope)")
     p.add_argument("--scope", choices=["project", "local", "user"], default="local",
                    help="as for install (default: %(default)s)")
@@ -141,16 +157,47 @@ def uninstall_main(argv: list[str]) -> int:
         sys.stderr.write(f"acteon-swarm-hook uninstall: {e}\n")
         return 2
     removed = remove_ours(settings)
+    original = originals.recall(path)
+    before = _parsed(original)
+    if args.cli == "gemini" and removed:
+        revert_gemini_config(settings, before)
     if args.print:
         sys.stdout.write(json.dumps(settings, indent=2) + "\n")
         return 0
-    if removed and not settings:
+    if not removed:
+        sys.stdout.write(f"removed 0 acteon-swarm hook(s) for {args.cli} from {path}\n")
+        return 0
+    originals.forget(path)
+    if original is not None and settings == before:
+        # Nothing changed since install but our hooks: the file as it was, byte for byte (or no file).
+        if original.existed:
+            write_bytes_atomic(path, original.data)
+            sys.stdout.write(f"removed {removed} acteon-swarm hook(s) for {args.cli}: {path} is as it was before "
+                             "install\n")
+        else:
+            path.unlink()
+            sys.stdout.write(f"removed {removed} acteon-swarm hook(s) for {args.cli}: {path} did not exist before "
+                             "install and is deleted\n")
+        return 0
+    if not settings:
         # Nothing but our hooks was in it (install created it): an empty `{}` left behind is clutter.
         path.unlink()
         sys.stdout.write(f"removed {removed} acteon-swarm hook(s) for {args.cli}: {path} held nothing else and "
                          f"is deleted\n")
         return 0
-    if removed:
-        write_atomic(path, settings)
+    write_atomic(path, settings)
     sys.stdout.write(f"removed {removed} acteon-swarm hook(s) for {args.cli} from {path}\n")
     return 0
+
+
+def _parsed(original: originals.Original | None) -> dict[str, object] | None:
+    """The settings install found (``{}`` for no file); None when unknown or unreadable."""
+    if original is None:
+        return None
+    if not original.existed:
+        return {}
+    try:
+        data = json.loads(original.data.decode("utf-8") or "{}")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None

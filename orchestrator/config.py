@@ -13,10 +13,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
+from acteon_core.vocabulary import EngineName
 from orchestrator.errors import UserError
 from orchestrator.plan.model import describe_error
 
-Engine = Literal["claude", "gemini", "command"]
+Engine = EngineName
 # Role names end up in gateway rule names (role-<name>-tools), which must be kebab-case.
 ROLE_NAME_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 _MAX_REGEX = 2000  # the gateway refuses longer patterns

@@ -55,6 +55,7 @@ HANDLERS: dict[str, Handler] = {
     "touch": files.touch,
     "mkdir": files.mkdir,
     "tee": files.tee,
+    **dict.fromkeys(["apply_patch", "applypatch"], files.apply_patch),
     "dd": files.dd,
     "sudoedit": files.touch,
     "find": find,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from gateway import patches
 from gateway.paths import HOME, resolve
 from gateway.shell import categories as cat
 from gateway.shell import exhaustion
@@ -225,6 +226,22 @@ def tee(call: Invocation) -> Flow:
         if path is not None and call.stdin is not EMPTY:
             call.facts.keeps(call.scope, path, call.stdin)
     return call.stdin
+
+
+def apply_patch(call: Invocation) -> Flow:
+    """Codex's patch tool run as a program (`apply_patch <<'EOF' … EOF`, or the patch as its argument): each
+    file it adds, changes, moves or deletes is written (docs/clis.md#codex-cli). A patch that cannot be read
+    here writes somewhere unknown."""
+    given = call.args[0] if call.args else None
+    text = (given.value if given.literal else None) if given is not None else call.stdin.script
+    changes = patches.parse(text) if text is not None else None
+    if changes is None:
+        call.facts.writes_somewhere(None)
+        return EMPTY
+    for change in changes:
+        for path in change.paths:
+            call.write(literal_word(path))
+    return EMPTY
 
 
 def dd(call: Invocation) -> Flow:

@@ -74,7 +74,8 @@ def init(
     = "claude",
 ) -> None:
     """Write a commented example swarm.toml and plan.json to start from."""
-    from orchestrator.starter import ENGINES, write_starter
+    from acteon_core.vocabulary import ENGINES
+    from orchestrator.starter import write_starter
 
     if engine not in ENGINES:
         raise fail(f"unknown engine {engine!r} (engines: {', '.join(ENGINES)})")

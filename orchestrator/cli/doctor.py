@@ -97,7 +97,42 @@ def _settings_files(cli: str, cwd: Path, home: Path) -> list[Path]:
     if cli == "claude":
         return [cwd / ".claude" / "settings.local.json", cwd / ".claude" / "settings.json",
                 home / ".claude" / "settings.json"]
+    if cli == "codex":
+        return [cwd / ".codex" / "hooks.json", _codex_home(home) / "hooks.json"]
     return [cwd / ".gemini" / "settings.json", home / ".gemini" / "settings.json"]
+
+
+def _codex_home(home: Path) -> Path:
+    return Path(os.environ["CODEX_HOME"]) if os.environ.get("CODEX_HOME") else home / ".codex"
+
+
+def _codex_trust(hooks_file: Path, cwd: Path, home: Path) -> Check:
+    """Codex runs a hook only when the user trusted it (``/hooks`` records its hash in config.toml), and a
+    project's .codex/ only in a trusted project; an untrusted hook is skipped without a word."""
+    import tomllib
+
+    try:
+        config = tomllib.loads((_codex_home(home) / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = {}
+    hooks = config.get("hooks")
+    states = hooks.get("state") if isinstance(hooks, dict) else None
+    prefix = f"{hooks_file}:pre_tool_use:"
+    trusted = any(str(k).strip().removeprefix("file:").startswith(prefix) and isinstance(v, dict)
+                  and v.get("trusted_hash") and v.get("enabled") is not False
+                  for k, v in (states or {}).items())
+    fix = ("start `codex` in this folder, type /hooks and trust the acteon-swarm hooks (automation: pass "
+           "--dangerously-bypass-hook-trust); re-trust after every reinstall, which changes the hook")
+    if not trusted:
+        return Check("codex trust", PROBLEM, f"no trust recorded for the gate in {hooks_file}: Codex skips it "
+                                             "silently and runs every call", fix)
+    projects = config.get("projects")
+    if hooks_file.parent.parent == cwd and not any(
+            isinstance(v, dict) and v.get("trust_level") == "trusted" and (cwd == Path(k) or Path(k) in cwd.parents)
+            for k, v in (projects or {}).items()):
+        return Check("codex trust", PROBLEM, f"{cwd} is not a trusted project: Codex ignores its .codex/ hooks",
+                     "trust the project when `codex` asks (or `codex exec --trust` once)")
+    return Check("codex trust", OK, f"the gate in {hooks_file} is trusted (Codex recorded its hash)")
 
 
 def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
@@ -108,7 +143,7 @@ def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
         settings = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
-    event = "PreToolUse" if cli == "claude" else "BeforeTool"
+    event = "BeforeTool" if cli == "gemini" else "PreToolUse"
     hooks = settings.get("hooks") if isinstance(settings, dict) else None
     groups = hooks.get(event) if isinstance(hooks, dict) else None
     found = []
@@ -137,9 +172,9 @@ def _gemini_trusted(cwd: Path, home: Path) -> bool:
 def _ask_hook(command: str, cli: str, cwd: Path, shell_command: str) -> tuple[bool, str] | None:
     """Run the installed gate command on one call, exactly as the CLI would; (denied, reason), or None
     when it did not answer in time."""
-    event = {"session_id": "acteon-doctor", "cwd": str(cwd), "tool_name": "Bash" if cli == "claude" else
-             "run_shell_command", "tool_input": {"command": shell_command},
-             "hook_event_name": "PreToolUse" if cli == "claude" else "BeforeTool"}
+    gemini = cli == "gemini"
+    event = {"session_id": "acteon-doctor", "cwd": str(cwd), "tool_name": "run_shell_command" if gemini else "Bash",
+             "tool_input": {"command": shell_command}, "hook_event_name": "BeforeTool" if gemini else "PreToolUse"}
     try:
         r = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(event), capture_output=True, text=True,
                            timeout=60, cwd=cwd)
@@ -183,7 +218,7 @@ def _cli_checks(cli: str, cwd: Path, home: Path) -> list[Check]:
     out = [Check(cli, OK, f"{path}: {version}")]
     installed = [(f, h) for f in _settings_files(cli, cwd, home) for h in _gate_commands(f, cli)]
     if not installed:
-        scope = "--scope local" if cli == "claude" else "--scope project"
+        scope = "--scope local" if cli == "claude" else "--scope user" if cli == "codex" else "--scope project"
         looked = ", ".join(map(str, _settings_files(cli, cwd, home)))
         out.append(Check(f"{cli} hook", NOTE, f"installed, but no acteon-swarm gate in {looked} (not gated here)",
                          f"`acteon-swarm-hook install --cli {cli} {scope} --key-file STATE/default-agent.key` "
@@ -191,6 +226,8 @@ def _cli_checks(cli: str, cwd: Path, home: Path) -> list[Check]:
         return out
     where = ", ".join(sorted({str(f) for f, _ in installed}))
     out.append(Check(f"{cli} hook", OK, f"installed in {where}"))
+    if cli == "codex":
+        out.append(_codex_trust(installed[0][0], cwd, home))
     if cli == "gemini" and not _gemini_trusted(cwd, home):
         out.append(Check("gemini trust", PROBLEM, f"{cwd} is not a trusted folder: Gemini CLI ignores every hook "
                                                   "there (its own and the user's)",
@@ -212,7 +249,7 @@ def checks(state: Path, cwd: Path, home: Path) -> list[Check]:
            Check("python", PROBLEM, python, "use Python 3.11 or newer"),
            Check("acteon-swarm", OK, f"{c.VERSION} ({installed})")]
     out += _gateway(os.environ.get(c.ENV_URL) or c.DEFAULT_URL, state)
-    for cli in ("claude", "gemini"):
+    for cli in ("claude", "gemini", "codex"):
         out += _cli_checks(cli, cwd, home)
     return out
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from acteon_core import contract as c
+from acteon_core.vocabulary import ENGINES
 from orchestrator.cli.common import (
     ConfigOpt,
     JsonOut,
@@ -105,8 +106,8 @@ def gather_plan(request: str, *, engine: str | None, model: str | None, command:
     chosen = engine or cfg.defaults.engine
     if chosen == "command" and not command:
         raise fail("--engine command needs --command PROGRAM (it reads the prompt on stdin, prints the answer)")
-    if chosen not in ("claude", "gemini", "command"):
-        raise fail(f"unknown engine {chosen!r} (claude, gemini, command)")
+    if chosen not in ENGINES:
+        raise fail(f"unknown engine {chosen!r} ({', '.join(ENGINES)})")
     roles = roles_from_config(cfg)
     where = (workdir or Path.cwd()).absolute()
     if not where.is_dir():
@@ -171,7 +172,7 @@ def warn_quota(the_plan: Any, cfg: Any) -> None:
 @app.command("validate")
 def plan_validate(
     plan: Annotated[Path, typer.Option("--plan")],
-    engine: Annotated[str | None, typer.Option(help="command | claude | gemini (default: swarm.toml)")] = None,
+    engine: Annotated[str | None, typer.Option(help="command | claude | gemini | codex (default: swarm.toml)")] = None,
     config: ConfigOpt = None,
 ) -> None:
     """Check a plan: ids, dependencies, cycles, roles, and what it needs to run on the engine (each role's

@@ -1,4 +1,4 @@
-"""Engines run one subtask as one agent session (docs/swarm.md): ``command``, ``claude``, ``gemini``."""
+"""Engines run one subtask as one agent session (docs/swarm.md): ``command``, ``claude``, ``gemini``, ``codex``."""
 
 from __future__ import annotations
 
@@ -18,7 +18,11 @@ def get_engine(name: str) -> Engine:
         from orchestrator.engines.gemini import GeminiEngine
 
         return GeminiEngine()
-    raise EngineError(f"unknown engine {name!r} (engines: command, claude, gemini)")
+    if name == "codex":
+        from orchestrator.engines.codex import CodexEngine
+
+        return CodexEngine()
+    raise EngineError(f"unknown engine {name!r} (engines: command, claude, gemini, codex)")
 
 
 __all__ = ["Engine", "EngineError", "SubtaskContext", "SubtaskResult", "get_engine"]

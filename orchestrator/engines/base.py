@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,7 @@ from acteon_core import contract as c
 from acteon_core.settings import HookOptions
 from orchestrator.engines.environment import agent_environment
 from orchestrator.gatewayclient import GatewayClient
+from orchestrator.process import ProcResult
 
 
 class EngineError(Exception):
@@ -117,6 +119,23 @@ def read_output(out: Path, max_output_bytes: int) -> dict[str, Any]:
 
 
 MAX_OUTPUT = 20_000  # characters of an agent's answer kept for findings and the refiner
+
+
+def session_result(ctx: SubtaskContext, started: float, result: ProcResult, *, ok: bool, answer: str,
+                   usage: dict[str, Any], problem: str | None = None) -> SubtaskResult:
+    """A finished CLI session as a subtask's result (``answer``: the whole final answer, kept in result.md;
+    ``problem``: what the CLI said went wrong, else the end of its stderr)."""
+    (ctx.agent_dir / "result.md").write_text(answer, encoding="utf-8")
+    ok = ok and result.returncode == 0 and not result.timed_out
+    if result.timed_out:
+        detail = "timed out"
+    elif ok:
+        detail = answer[:500]
+    else:
+        detail = f"exit {result.returncode}: {problem or tail(ctx.agent_dir / 'stderr.log', 300)}"
+    return SubtaskResult(ok=ok, returncode=result.returncode, timed_out=result.timed_out,
+                         duration_s=time.monotonic() - started, detail=detail, output=answer[:MAX_OUTPUT],
+                         usage=usage, answer_file=ctx.agent_dir / "result.md")
 
 
 def cli_binary(env: dict[str, str], name: str, bin_env: str) -> str:

@@ -15,14 +15,13 @@ from typing import Any
 from acteon_core.files import write_atomic
 from acteon_core.settings import HookOptions, gemini_settings, insecure_ancestor
 from orchestrator.engines.base import (
-    MAX_OUTPUT,
     EngineError,
     SubtaskContext,
     SubtaskResult,
     cli_binary,
     hook_options,
     read_output,
-    tail,
+    session_result,
 )
 from orchestrator.engines.usage import from_gemini
 from orchestrator.process import ProcResult, run_in_group
@@ -61,19 +60,8 @@ class GeminiEngine:
                                          workdir=ctx.workdir, env=ctx.agent_env(), timeout_s=ctx.timeout_s,
                                          extra_args=["--yolo", *(["-m", ctx.model] if ctx.model else [])],
                                          on_start=ctx.on_start)
-        full = str(data.get("response", ""))
-        (ctx.agent_dir / "result.md").write_text(full, encoding="utf-8")
-        answer = full[:MAX_OUTPUT]
-        ok = result.returncode == 0 and not result.timed_out and not data.get("error")
-        if result.timed_out:
-            detail = "timed out"
-        elif ok:
-            detail = answer[:500]
-        else:
-            detail = f"exit {result.returncode}: {tail(ctx.agent_dir / 'stderr.log', 300)}"
-        return SubtaskResult(ok=ok, returncode=result.returncode, timed_out=result.timed_out,
-                             duration_s=time.monotonic() - started, detail=detail, output=answer,
-                             usage=from_gemini(data).fields(), answer_file=ctx.agent_dir / "result.md")
+        return session_result(ctx, started, result, ok=not data.get("error"), answer=str(data.get("response", "")),
+                              usage=from_gemini(data).fields())
 
 
 def binary(env: dict[str, str]) -> str:

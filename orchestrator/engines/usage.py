@@ -2,7 +2,9 @@
 
 Claude Code's ``--output-format json`` result carries ``usage`` (input, output, cache creation and cache
 read tokens) and ``total_cost_usd``. Gemini CLI's carries ``stats.models.<model>.tokens`` (prompt,
-candidates, cached, …) and no cost. Fields a CLI does not report stay None: nothing is estimated.
+candidates, cached, …) and no cost; Codex CLI's ``--json`` events end each turn with ``turn.completed`` and its
+``usage`` (input, cached input, output tokens), no cost. Fields a CLI does not report stay None: nothing is
+estimated.
 """
 
 from __future__ import annotations
@@ -58,4 +60,15 @@ def from_gemini(data: dict[str, Any]) -> Usage:
         input_tokens=_sum([_count(t.get("prompt")) for t in tokens]),
         output_tokens=_sum([_count(t.get("candidates")) for t in tokens]),
         cached_tokens=_sum([_count(t.get("cached")) for t in tokens]),
+    )
+
+
+def from_codex(events: list[dict[str, Any]]) -> Usage:
+    turns = [e["usage"] for e in events if e.get("type") == "turn.completed" and isinstance(e.get("usage"), dict)]
+    if not turns:
+        return Usage()
+    return Usage(
+        input_tokens=_sum([_count(u.get("input_tokens")) for u in turns]),
+        output_tokens=_sum([_count(u.get("output_tokens")) for u in turns]),
+        cached_tokens=_sum([_count(u.get("cached_input_tokens")) for u in turns]),
     )

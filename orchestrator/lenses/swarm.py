@@ -93,7 +93,7 @@ def check_lenses(plan: Plan, roles: dict[str, Role], run_engine: str) -> None:
         for m in task.lens.members:
             if (m.engine or ("command" if m.command else run_engine)) == "command" and m.command is None:
                 errors.append(f"lens member '{m.id}' of task '{task.id}' runs on the command engine but has no "
-                              "'command' (give it one, or an engine: claude or gemini)")
+                              "'command' (give it one, or an engine: claude, gemini or codex)")
     if errors:
         raise PlanError(errors)
 

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from acteon_core.globs import MAX_GLOBS, check_glob
+from acteon_core.vocabulary import EngineName
 from orchestrator.errors import UserError
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
@@ -50,7 +51,6 @@ class Subtask(_Model):
         return self
 
 
-EngineName = Literal["claude", "gemini", "command"]
 MergeMode = Literal["faithful", "consensus-first", "risk-first"]
 
 

@@ -34,7 +34,7 @@ def run_problems(plan: Plan, roles: Mapping[str, Role], engine: str, env: Mappin
                                   "give the task a role with Bash, or the subtask a prompt")
             elif engine == "command":
                 errors.append(f"{where} has a prompt, but the engine is 'command' (no agent reads it): use "
-                              "--engine claude or gemini, or give the subtask a command")
+                              "--engine claude, gemini or codex, or give the subtask a command")
             else:
                 needs.setdefault(engine, []).append(where)
         if t.lens is None:
@@ -57,9 +57,9 @@ def run_problems(plan: Plan, roles: Mapping[str, Role], engine: str, env: Mappin
 
 
 def _missing_clis(needs: Mapping[str, list[str]], env: Mapping[str, str]) -> list[str]:
-    from orchestrator.engines import EngineError, claude, gemini
+    from orchestrator.engines import EngineError, claude, codex, gemini
 
-    binaries = {"claude": claude.binary, "gemini": gemini.binary}
+    binaries = {"claude": claude.binary, "gemini": gemini.binary, "codex": codex.binary}
     errors = []
     for engine, users in needs.items():
         find = binaries.get(engine)

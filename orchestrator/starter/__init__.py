@@ -13,8 +13,9 @@ from pathlib import Path
 
 from jinja2 import Environment, StrictUndefined
 
+from acteon_core.vocabulary import ENGINES
+
 FILES = ("swarm.toml", "plan.json")
-ENGINES = ("claude", "gemini", "command")
 
 
 def _template(name: str) -> str:

@@ -42,6 +42,11 @@ def gemini_bin() -> str:
     return _binary("gemini")
 
 
+@pytest.fixture(scope="session")
+def codex_bin() -> str:
+    return _binary("codex")
+
+
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One gateway process (embedded store, default pack) for a test module; tests use separate runs."""
@@ -89,8 +94,10 @@ def audit(gateway: str, run_id: str) -> list[dict[str, Any]]:
 
 
 def install(cli: str, settings: Path, url: str, *extra: str) -> None:
+    # what install found is recorded beside the sandbox, not in the real home (hook/originals.py)
+    env = {**os.environ, "XDG_STATE_HOME": str(settings.parent / ".state")}
     r = subprocess.run([sys.executable, "-I", "-S", str(HOOK_MAIN), "install", "--cli", cli, "--settings",
-                        str(settings), "--url", url, *extra], capture_output=True, text=True)
+                        str(settings), "--url", url, *extra], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
 
 
@@ -142,6 +149,49 @@ def run_gemini(gemini_bin: str, sb: Sandbox, script: Script, *, gateway: str, ru
         }
         p = subprocess.run(
             [gemini_bin, "-p", "Do the task.", "--yolo", "--output-format", "json"],
+            cwd=sb.workspace, env=env, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
+        )
+    return Result(p.returncode, p.stdout, p.stderr, script)
+
+
+# A model Codex has no metadata for, described the way its own catalog describes models: with the freeform
+# apply_patch tool (which Codex offers only to models whose metadata asks for it).
+CODEX_MODEL = {
+    "slug": "fake-coder", "display_name": "fake coder", "description": "scripted", "base_instructions": "Code.",
+    "apply_patch_tool_type": "freeform", "shell_type": "shell_command", "visibility": "list",
+    "supported_in_api": True, "priority": 1, "context_window": 100_000, "supported_reasoning_levels": [],
+    "default_reasoning_level": None, "input_modalities": ["text"], "supports_parallel_tool_calls": False,
+    "truncation_policy": {"mode": "tokens", "limit": 10_000}, "support_verbosity": False,
+    "experimental_supported_tools": [],
+}
+
+
+def run_codex(codex_bin: str, sb: Sandbox, script: Script, *, gateway: str, run_id: str, key: str,
+              agent_id: str = "codex-agent-1", budget: str = "20", gated: bool = True) -> Result:
+    """``codex exec`` with the gate installed in its hooks.json by the installer (``gated``), against the fake
+    Responses API, with no sandbox: the gate is all that stands between the model and the machine.
+    ``--dangerously-bypass-hook-trust`` stands for the user having trusted the hook in ``/hooks``."""
+    codex_home = sb.root / "codex-home"
+    codex_home.mkdir(mode=0o700, exist_ok=True)
+    (codex_home / "models.json").write_text(json.dumps({"models": [CODEX_MODEL]}))
+    with fake_model(script) as model:
+        (codex_home / "config.toml").write_text(
+            f'model = "fake-coder"\nmodel_provider = "fake"\nmodel_catalog_json = "{codex_home / "models.json"}"\n'
+            f'check_for_update_on_startup = false\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "{model}/v1"\nwire_api = "responses"\n')
+        if gated:
+            install("codex", codex_home / "hooks.json", gateway, "--budget", budget, "--authoritative")
+        else:
+            subprocess.run([sys.executable, "-I", "-S", str(HOOK_MAIN), "uninstall", "--cli", "codex", "--settings",
+                            str(codex_home / "hooks.json")], check=True, capture_output=True,
+                           env={**os.environ, "XDG_STATE_HOME": str(codex_home / ".state")})
+        env = {
+            "PATH": os.environ["PATH"], "HOME": str(sb.home), "CODEX_HOME": str(codex_home),
+            "ACTEON_AGENT_KEY": key, "ACTEON_RUN_ID": run_id, "ACTEON_AGENT_ID": agent_id,
+        }
+        p = subprocess.run(
+            [codex_bin, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "--sandbox",
+             "danger-full-access", "--json", "Do the task."],
             cwd=sb.workspace, env=env, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
         )
     return Result(p.returncode, p.stdout, p.stderr, script)

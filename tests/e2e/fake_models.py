@@ -1,4 +1,5 @@
-"""Scripted fake model servers for driving the real ``claude`` and ``gemini`` binaries offline.
+"""Scripted fake model servers for driving the real ``claude``, ``gemini`` and ``codex`` binaries offline
+(Anthropic's Messages API, Gemini's generateContent, OpenAI's streamed Responses API).
 
 Each server plays a *script*: a list of steps, one per model turn. A step is a list of tool calls
 ``(tool_name, input)``; when the script runs out, the model answers with a final text and stops. The
@@ -60,6 +61,9 @@ def _results_in(req: dict[str, Any]) -> Iterator[str]:
         for part in turn.get("parts", []):
             if isinstance(part, dict) and "functionResponse" in part:
                 yield json.dumps(part["functionResponse"].get("response"))
+    for item in req.get("input", []) if isinstance(req.get("input"), list) else []:  # Responses (Codex)
+        if isinstance(item, dict) and item.get("type") in _RESPONSES_OUTPUTS:
+            yield str(item.get("output"))
 
 
 def _first_user_text(messages: list[dict[str, Any]]) -> str:
@@ -133,9 +137,46 @@ def _gemini_reply(script: Script, req: dict[str, Any]) -> bytes:
     return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
+_RESPONSES_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def _responses_reply(script: Script, req: dict[str, Any]) -> bytes:
+    """A streamed Responses API answer. A step's ("apply_patch", {"patch": text}) is Codex's freeform patch
+    tool (a custom tool call); any other (name, arguments) is a function call (Codex: exec_command)."""
+    items = [i for i in req.get("input", []) if isinstance(i, dict)]
+    turn = sum(1 for i in items if i.get("type") in _RESPONSES_OUTPUTS)
+    first = " ".join(str(part.get("text", "")) for i in items if i.get("role") == "user"
+                     for part in (i.get("content") or []) if isinstance(part, dict))
+    steps = next((sub for marker, sub in script.subagents.items() if marker in first), script.steps)
+    rid = f"resp_{uuid.uuid4().hex[:12]}"
+    if turn < len(steps):
+        output: list[dict[str, Any]] = []
+        for n, (name, inp) in enumerate(steps[turn]):
+            call_id = f"call_{uuid.uuid4().hex[:12]}"
+            if name == "apply_patch":
+                output.append({"type": "custom_tool_call", "id": f"ctc_{rid}_{n}", "call_id": call_id,
+                               "name": name, "input": inp["patch"], "status": "completed"})
+            else:
+                output.append({"type": "function_call", "id": f"fc_{rid}_{n}", "call_id": call_id, "name": name,
+                               "arguments": json.dumps(inp), "status": "completed"})
+    else:
+        output = [{"type": "message", "id": f"msg_{rid}", "role": "assistant", "status": "completed",
+                   "content": [{"type": "output_text", "text": _final(script, first), "annotations": []}]}]
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": {
+        "id": rid, "object": "response", "status": "in_progress", "output": []}}]
+    for n, item in enumerate(output):
+        events += [{"type": "response.output_item.added", "output_index": n, "item": item},
+                   {"type": "response.output_item.done", "output_index": n, "item": item}]
+    events.append({"type": "response.completed", "response": {
+        "id": rid, "object": "response", "status": "completed", "output": output,
+        "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
+                  "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}}})
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
 @contextmanager
 def fake_model(script: Script) -> Iterator[str]:
-    """Serve both APIs on one loopback port; yields the base URL."""
+    """Serve the three APIs on one loopback port; yields the base URL."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -149,6 +190,8 @@ def fake_model(script: Script) -> Iterator[str]:
                 body = _claude_reply(script, req)
             elif ":streamGenerateContent" in self.path or ":generateContent" in self.path:
                 body = _gemini_reply(script, req)
+            elif self.path.startswith("/v1/responses"):
+                body = _responses_reply(script, req)
             else:
                 self.send_error(404)
                 return

@@ -16,10 +16,11 @@ import sys
 
 import pytest
 
+from tests.e2e.conftest import CODEX_MODEL
 from tests.e2e.fake_models import Script, fake_model
 from tests.support import ROOT
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # real agent CLIs: seconds each
 
 MERGER_MARK = "You merge the answers"
 
@@ -103,10 +104,15 @@ def test_claude_lens_swarm_counts_votes_and_fences_an_injecting_member(claude_bi
     assert len(rows) == 1 and int(rows[0]["tokens"]["value"]) == merger_tokens > 0
 
 
-def test_a_quorum_of_models_on_two_engines_asks_each_with_its_own_model(claude_bin, gemini_bin, sandbox) -> None:
-    """The same question to three members that differ only by engine and model: each CLI is started with the
-    member's model (the fake server sees which), all three answers count, and the agreed finding is consensus."""
+def test_a_quorum_across_vendors_asks_each_member_with_its_own_model(claude_bin, gemini_bin, codex_bin,
+                                                                     sandbox) -> None:
+    """The same question to four members that differ only by engine and model — Claude Code, Gemini CLI and
+    Codex CLI: each CLI is started with the member's model (the fake server sees which), all four answers
+    count, and the agreed finding is consensus."""
     ws, home = sandbox.workspace, sandbox.home
+    codex_home = sandbox.root / "codex-home"
+    codex_home.mkdir(mode=0o700)
+    (codex_home / "models.json").write_text(json.dumps({"models": [CODEX_MODEL]}))
     (ws / "app.py").write_text("import os\nos.system(input())\n")
     (home / ".gemini").mkdir(mode=0o700)
     (home / ".gemini" / "settings.json").write_text(json.dumps({
@@ -119,15 +125,21 @@ def test_a_quorum_of_models_on_two_engines_asks_each_with_its_own_model(claude_b
         "tasks": [{"id": "q", "name": "quorum", "assigned_role": "reviewer", "kind": "lens", "lens": {
             "question": question, "members": [{"id": "c-sonnet", "engine": "claude", "model": "sonnet"},
                                               {"id": "c-opus", "engine": "claude", "model": "opus"},
-                                              {"id": "g-pro", "engine": "gemini", "model": "gemini-2.5-pro"}]}}],
+                                              {"id": "g-pro", "engine": "gemini", "model": "gemini-2.5-pro"},
+                                              {"id": "x-coder", "engine": "codex", "model": "fake-coder"}]}}],
     }
     (sandbox.root / "plan.json").write_text(json.dumps(plan))
     answer = findings(("shell injection: input() into os.system", "security", "critical", "app.py:2"))
     script = Script(steps=[], subagents={"QUORUM-QUESTION": [], MERGER_MARK: []},
-                    finals={MERGER_MARK: "c1: all three members agree (3/3).", "QUORUM-QUESTION": answer})
+                    finals={MERGER_MARK: "c1: all four members agree (4/4).", "QUORUM-QUESTION": answer})
     state = sandbox.root / "state"
     with fake_model(script) as model:
+        # Codex's own default model is another one: the member's --model must win
+        (codex_home / "config.toml").write_text(
+            f'model = "default-model"\nmodel_provider = "fake"\nmodel_catalog_json = "{codex_home / "models.json"}"\n'
+            f'[model_providers.fake]\nname = "fake"\nbase_url = "{model}/v1"\nwire_api = "responses"\n')
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(ROOT),
+               "CODEX_HOME": str(codex_home), "ACTEON_CODEX_BIN": codex_bin,
                "ANTHROPIC_BASE_URL": model, "ANTHROPIC_API_KEY": "sk-ant-fake",
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
                "GOOGLE_GEMINI_BASE_URL": model, "GEMINI_API_KEY": "fake", "GEMINI_TELEMETRY_ENABLED": "false",
@@ -137,11 +149,14 @@ def test_a_quorum_of_models_on_two_engines_asks_each_with_its_own_model(claude_b
                            capture_output=True, text=True, env=env, cwd=ws, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     merged = json.loads((state / "runs" / "quorum" / "lens" / "q" / "merged.json").read_text())
-    assert merged["result"] == "ok" and merged["answered"] == 3
+    assert merged["result"] == "ok" and merged["answered"] == 4
     (agreed,) = merged["clusters"]
-    assert (agreed["votes"], agreed["tier"], agreed["severity"]) == (3, "consensus", "critical")
+    assert (agreed["votes"], agreed["tier"], agreed["severity"]) == (4, "consensus", "critical")
     assert {m["id"]: m["engine"] for m in merged["members"]} == {"c-sonnet": "claude", "c-opus": "claude",
-                                                                 "g-pro": "gemini"}
+                                                                 "g-pro": "gemini", "x-coder": "codex"}
+    codex_models = {q.get("model") for q, path in zip(script.requests, script.paths, strict=True)
+                    if path.startswith("/v1/responses")}
+    assert codex_models == {"fake-coder"}
     claude_models = {str(q.get("model", "")) for q in script.requests if "messages" in q}
     assert any("sonnet" in m for m in claude_models) and any("opus" in m for m in claude_models), claude_models
     assert any("/models/gemini-2.5-pro:" in path for path in script.paths), script.paths

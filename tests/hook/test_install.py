@@ -8,14 +8,28 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support import ROOT
 
 HOOK = [sys.executable, "-I", "-S", str(ROOT / "hook" / "__main__.py")]
 
 
-def install(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HOOK, "install", *args], capture_output=True, text=True, cwd=cwd,
-                          env={"PATH": os.environ["PATH"], "HOME": str(cwd or Path.cwd())})
+@pytest.fixture(autouse=True)
+def state_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where install records the files it found: a folder of each test's own."""
+    state = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    return state
+
+
+def _env(cwd: Path | None, **extra: str) -> dict[str, str]:
+    return {"PATH": os.environ["PATH"], "HOME": str(cwd or Path.cwd()), "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
+            **extra}
+
+
+def install(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*HOOK, "install", *args], capture_output=True, text=True, cwd=cwd, env=_env(cwd, **env))
 
 
 def test_claude_command_hook_merges_into_existing_settings(tmp_path: Path) -> None:
@@ -112,9 +126,8 @@ def test_print_shows_without_writing(tmp_path: Path) -> None:
     assert r.returncode == 0 and "PreToolUse" in r.stdout and not path.exists()
 
 
-def uninstall(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HOOK, "uninstall", *args], capture_output=True, text=True, cwd=cwd,
-                          env={"PATH": os.environ["PATH"], "HOME": str(cwd or Path.cwd())})
+def uninstall(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*HOOK, "uninstall", *args], capture_output=True, text=True, cwd=cwd, env=_env(cwd, **env))
 
 
 def test_uninstall_removes_exactly_what_install_added(tmp_path: Path, private_tmp: Path) -> None:
@@ -135,11 +148,11 @@ def test_uninstall_removes_exactly_what_install_added(tmp_path: Path, private_tm
     install("--cli", "claude", "--settings", str(bare))
     r = uninstall("--cli", "claude", "--settings", str(bare))
     assert r.returncode == 0 and "removed 2 acteon-swarm hook(s)" in r.stdout
-    # nothing else was in it: no `{}` left behind (for both CLIs an empty settings file is no file)
-    assert not bare.exists() and "held nothing else and is deleted" in r.stdout
+    assert bare.read_bytes() == b"{}" and "as it was before install" in r.stdout
     created = tmp_path / "new" / "settings.json"
     install("--cli", "claude", "--settings", str(created))
-    assert uninstall("--cli", "claude", "--settings", str(created)).returncode == 0 and not created.exists()
+    r = uninstall("--cli", "claude", "--settings", str(created))
+    assert r.returncode == 0 and not created.exists() and "did not exist before install" in r.stdout
     d = private_tmp / "g"
     d.mkdir(mode=0o700)
     gem = d / "settings.json"
@@ -171,3 +184,64 @@ def test_authoritative_is_written_only_when_asked(tmp_path: Path) -> None:
     gate = json.loads(strong.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     assert "--authoritative" in gate
     assert "authoritative=1" in json.loads(http.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["url"]
+
+
+# The settings as a person wrote them: odd indentation, key order, no trailing newline.
+HAND_WRITTEN = ('{\n    "ui":{"theme": "x"},\n  "hooks": {"BeforeTool": [{"matcher": "run_shell_command",\n'
+                '      "hooks": [{"name": "lint", "type": "command", "command": "lint.sh"}]}]}\n}')
+
+
+@pytest.mark.parametrize("hooks_config", [None, {"enabled": False}, {"enabled": True, "disabled": ["x"]}])
+def test_every_uninstall_gives_the_file_back_byte_for_byte(private_tmp: Path, hooks_config: object) -> None:
+    """Gemini's install also turns hooks on in ``hooksConfig``: uninstall turns that back too."""
+    d = private_tmp / "g"
+    d.mkdir(mode=0o700)
+    path = d / "settings.json"
+    text = HAND_WRITTEN
+    if hooks_config is not None:
+        text = HAND_WRITTEN[:-2] + f',\n "hooksConfig": {json.dumps(hooks_config)}\n}}'
+    path.write_text(text)
+    for _ in range(2):  # a second install is a re-install: the first one's record is kept
+        assert install("--cli", "gemini", "--settings", str(path)).returncode == 0
+    assert json.loads(path.read_text())["hooksConfig"]["enabled"] is True
+    r = uninstall("--cli", "gemini", "--settings", str(path))
+    assert r.returncode == 0, r.stderr
+    assert path.read_text() == text and "as it was before install" in r.stdout
+
+
+def test_a_file_edited_since_install_keeps_the_edits(private_tmp: Path) -> None:
+    d = private_tmp / "g"
+    d.mkdir(mode=0o700)
+    path = d / "settings.json"
+    path.write_text(HAND_WRITTEN)
+    install("--cli", "gemini", "--settings", str(path))
+    edited = json.loads(path.read_text())
+    edited["ui"]["theme"] = "dark"
+    path.write_text(json.dumps(edited))
+    assert uninstall("--cli", "gemini", "--settings", str(path)).returncode == 0
+    after = json.loads(path.read_text())
+    assert after == {**json.loads(HAND_WRITTEN), "ui": {"theme": "dark"}}  # ours and hooksConfig gone, edit kept
+
+
+def test_codex_hooks_file_at_each_scope(tmp_path: Path) -> None:
+    """Codex reads hooks.json beside its config: $CODEX_HOME (user) or the project's .codex/ (trusted projects)."""
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    mine = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify.sh"}]}]}}
+    (codex_home / "hooks.json").write_text(json.dumps(mine))
+    r = install("--cli", "codex", "--scope", "user", "--budget", "40", cwd=tmp_path, CODEX_HOME=str(codex_home))
+    assert r.returncode == 0, r.stderr
+    assert "/hooks" in r.stdout  # the user is told Codex skips an untrusted hook
+    s = json.loads((codex_home / "hooks.json").read_text())
+    gate = s["hooks"]["PreToolUse"][0]
+    assert gate["matcher"] == "*" and gate["hooks"][0]["timeout"] == 50
+    assert " gate --cli codex " in gate["hooks"][0]["command"]
+    assert "complete --cli codex" in s["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
+    assert s["hooks"]["Stop"] == mine["hooks"]["Stop"]
+    assert install("--cli", "codex", "--scope", "project", cwd=tmp_path).returncode == 0
+    assert (tmp_path / ".codex" / "hooks.json").exists()
+    assert install("--cli", "codex", "--http", "--settings", str(tmp_path / "h.json")).returncode == 2
+    assert uninstall("--cli", "codex", "--scope", "user", cwd=tmp_path, CODEX_HOME=str(codex_home)).returncode == 0
+    assert json.loads((codex_home / "hooks.json").read_text()) == mine
+    assert uninstall("--cli", "codex", "--scope", "project", cwd=tmp_path).returncode == 0
+    assert not (tmp_path / ".codex" / "hooks.json").exists()

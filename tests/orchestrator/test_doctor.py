@@ -21,12 +21,12 @@ HOOK = [sys.executable, "-I", "-S", str(ROOT / "hook" / "__main__.py")]
 
 @pytest.fixture
 def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
-    """A project folder, a home with stub `claude`/`gemini` binaries on PATH, and a gateway with its keys."""
+    """A project folder, a home with stub `claude`/`gemini`/`codex` binaries on PATH, and a gateway with its keys."""
     project, home, bin_dir, state = tmp_path / "proj", tmp_path / "home", tmp_path / "bin", tmp_path / "gw"
     for d in (project, home, bin_dir):
         d.mkdir()
     home.chmod(0o700)
-    for cli, version in (("claude", "2.1.328 (Claude Code)"), ("gemini", "0.61.0")):
+    for cli, version in (("claude", "2.1.328 (Claude Code)"), ("gemini", "0.61.0"), ("codex", "codex-cli 0.169.0")):
         stub = bin_dir / cli
         stub.write_text(f"#!/bin/sh\necho '{version}'\n")
         stub.chmod(0o755)
@@ -34,8 +34,8 @@ def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
         yield {"project": project, "home": home, "bin": bin_dir, "state": state, "url": url}
 
 
-def install(s: dict[str, Any], cli: str, url: str | None = None) -> None:
-    scope = ["--scope", "local"] if cli == "claude" else ["--scope", "project"]
+def install(s: dict[str, Any], cli: str, url: str | None = None, scope_name: str | None = None) -> None:
+    scope = ["--scope", scope_name or ("local" if cli == "claude" else "project")]
     r = subprocess.run([*HOOK, "install", "--cli", cli, *scope, "--url", url or s["url"],
                         "--key-file", str(s["state"] / "default-agent.key")],
                        cwd=s["project"], env={"PATH": os.environ["PATH"], "HOME": str(s["home"])},
@@ -145,3 +145,18 @@ def test_an_old_python_and_a_gateway_without_rules_are_problems(monkeypatch, tmp
     monkeypatch.setenv("ACTEON_URL", "http://127.0.0.1:9")
     python = d.checks(tmp_path, tmp_path, tmp_path)[0]
     assert python.status == d.PROBLEM and python.fix == "use Python 3.11 or newer"
+
+
+def test_codex_is_probed_and_an_untrusted_gate_is_a_problem(setup) -> None:  # type: ignore[no-untyped-def]
+    """Codex skips a hook nobody trusted without a word: installed is not gating until /hooks trusted it."""
+    install(setup, "codex", scope_name="user")
+    hooks_file = setup["home"] / ".codex" / "hooks.json"
+    code, checks = doctor(setup)
+    assert code == 1 and checks["codex hook"]["status"] == "ok" and str(hooks_file) in checks["codex hook"]["detail"]
+    assert checks["codex trust"]["status"] == "PROBLEM" and "/hooks" in checks["codex trust"]["fix"]
+    assert checks["codex probe"]["status"] == "ok" and "block-destructive-commands" in checks["codex probe"]["detail"]
+    # what Codex writes to config.toml when the user trusts the hook in /hooks
+    (setup["home"] / ".codex" / "config.toml").write_text(
+        f'[hooks.state."{hooks_file}:pre_tool_use:0:0"]\ntrusted_hash = "sha256:0123"\n')
+    code, checks = doctor(setup)
+    assert checks["codex trust"]["status"] == "ok", checks["codex trust"]

@@ -195,10 +195,11 @@ def test_a_role_with_no_tools_is_refused_everything() -> None:
     assert "allowed: none" in rule.reason
 
 
-def test_expand_tools_maps_both_clis() -> None:
+def test_expand_tools_maps_every_clis_names() -> None:
     assert expand_tools(["Bash"]) == ["Bash", "run_shell_command"]
     assert expand_tools(["run_shell_command"]) == ["Bash", "run_shell_command"]
-    assert expand_tools(["Agent"]) == ["Agent", "Task", "invoke_agent"]
+    assert expand_tools(["Agent"]) == ["Agent", "Task", "invoke_agent", "spawn_agent"]
+    assert expand_tools(["Write"]) == ["Write", "apply_patch", "write_file"]  # Codex's patches write files
     assert expand_tools(["mcp__x__y"]) == ["mcp__x__y"]
 
 
