@@ -68,13 +68,15 @@ F_MCP_SERVER = "mcp_server"
 # The local programs a shell command may run, as the command hook read them: {absolute path: text, or null
 # when too large to send}. Absent: the gateway reads them itself where it shares the agent's filesystem.
 F_FILES = "files"
-# The tools that run a shell command (both CLIs); their calls get ``files``.
-SHELL_TOOLS = ("Bash", "run_shell_command")
+# The tools that run a shell command (every CLI's name); their calls get ``files``.
+SHELL_TOOLS = ("Bash", "run_shell_command", "bash")
 
 # --- providers ------------------------------------------------------------------------------------
 PROVIDER_CLAUDE = "claude-code"
 PROVIDER_GEMINI = "gemini-cli"
 PROVIDER_CODEX = "codex-cli"
+PROVIDER_QWEN = "qwen-code"
+PROVIDER_OPENCODE = "opencode"
 PROVIDER_ORCHESTRATOR = "orchestrator"
 
 # --- dispatch response fields ---------------------------------------------------------------------

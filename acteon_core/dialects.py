@@ -22,11 +22,16 @@ if TYPE_CHECKING:  # annotations only: the hook imports nothing it does not need
 CLAUDE = "claude"
 GEMINI = "gemini"
 CODEX = "codex"
-DIALECTS = (CLAUDE, GEMINI, CODEX)
+QWEN = "qwen"  # Qwen Code: Claude's events and answers (Gemini's tool names); told apart by --cli qwen
+# OpenCode has no command hooks: our plugin (acteon_core/opencode_plugin.js) sends Claude-shaped events and
+# reads Codex-style answers (no decision, allow with a new input, deny with a reason), throwing on a deny.
+OPENCODE = "opencode"
+DIALECTS = (CLAUDE, GEMINI, CODEX, QWEN, OPENCODE)
 
 PRE_EVENTS = {"PreToolUse": CLAUDE, "BeforeTool": GEMINI}
 POST_EVENTS = {"PostToolUse": CLAUDE, "AfterTool": GEMINI}
-PROVIDERS = {CLAUDE: c.PROVIDER_CLAUDE, GEMINI: c.PROVIDER_GEMINI, CODEX: c.PROVIDER_CODEX}
+PROVIDERS = {CLAUDE: c.PROVIDER_CLAUDE, GEMINI: c.PROVIDER_GEMINI, CODEX: c.PROVIDER_CODEX, QWEN: c.PROVIDER_QWEN,
+             OPENCODE: c.PROVIDER_OPENCODE}
 
 # Claude caps permissionDecisionReason at 2000 characters and 20 lines.
 _MAX_REASON = 2000
@@ -58,6 +63,7 @@ def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None
 
     Codex accepts an allow only together with a new input, and has no `ask`: an allow is no decision (its own
     approval policy decides), a rewritten input is an allow with that input either way."""
+    dialect = CLAUDE if dialect == QWEN else CODEX if dialect == OPENCODE else dialect
     if dialect == CODEX:
         if updated_input is None:
             return {}
@@ -86,7 +92,7 @@ def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None
 def deny(dialect: str, reason: str) -> dict[str, Any]:
     # Never "ask": a headless Gemini hangs on it, a headless Claude turns it into a deny anyway, and Codex runs
     # the call. Codex needs the non-empty reason (an empty one is an invalid answer, and the call runs).
-    if dialect in (CLAUDE, CODEX):
+    if dialect in (CLAUDE, CODEX, QWEN, OPENCODE):
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                        "permissionDecisionReason": clip(reason)}}
     return {"decision": "deny", "reason": clip(reason)}

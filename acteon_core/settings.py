@@ -136,24 +136,52 @@ def gemini_settings(settings: dict[str, Any], opts: HookOptions) -> dict[str, An
     return settings
 
 
-def codex_hooks(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
-    """Codex CLI's hooks.json (Claude's shape; timeouts in seconds). Codex runs a hook only once the user
-    trusted it (``/hooks`` in codex) or with ``--dangerously-bypass-hook-trust``; an untrusted one is skipped
-    without a word, and a hook that times out lets the call run: the gate answers well inside its timeout."""
+def _command_hooks(settings: dict[str, Any], opts: HookOptions, cli: str, per_second: int) -> dict[str, Any]:
+    """Claude's hook shape without Claude's extras (no ``onFailure``, no http hook): the gate on PreToolUse and
+    the report on PostToolUse for every tool, their timeouts in the CLI's unit (``per_second`` of them)."""
     if opts.http:
-        raise SettingsError("Codex CLI has no http hook type; install the command hook (without --http)")
-    timeout_s = int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S)
-    gate = {"type": "command", "timeout": timeout_s,
-            "command": hook_command("gate", "codex", key_file=opts.key_file, url=opts.url, budget=opts.budget,
+        raise SettingsError(f"the http hook is installed for Claude Code only; install the command hook for {cli}")
+    gate = {"type": "command", "timeout": int((opts.budget + c.HOOK_TIMEOUT_MARGIN_S) * per_second),
+            "command": hook_command("gate", cli, key_file=opts.key_file, url=opts.url, budget=opts.budget,
                                     authoritative=opts.authoritative)}
-    done = {"type": "command", "timeout": 10,
-            "command": hook_command("complete", "codex", key_file=opts.key_file, url=opts.url, budget=None)}
+    done = {"type": "command", "timeout": 10 * per_second,
+            "command": hook_command("complete", cli, key_file=opts.key_file, url=opts.url, budget=None)}
     _merge_event(settings, "PreToolUse", {"matcher": "*", "hooks": [gate]})
     _merge_event(settings, "PostToolUse", {"matcher": "*", "hooks": [done]})
     return settings
 
 
-WRITERS = {"claude": claude_settings, "gemini": gemini_settings, "codex": codex_hooks}
+def codex_hooks(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
+    """Codex CLI's hooks.json (timeouts in seconds). Codex runs a hook only once the user trusted it
+    (``/hooks`` in codex) or with ``--dangerously-bypass-hook-trust``; an untrusted one is skipped without a
+    word, and a hook that times out lets the call run: the gate answers well inside its timeout."""
+    return _command_hooks(settings, opts, "codex", 1)
+
+
+def qwen_settings(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
+    """Qwen Code's settings.json (timeouts in milliseconds). Qwen runs the call when a hook times out
+    (observed on 0.24.4), so the gate answers well inside the timeout written here."""
+    return _command_hooks(settings, opts, "qwen", 1000)
+
+
+PLUGIN_TEMPLATE = Path(__file__).resolve().parent / "opencode_plugin.js"
+
+
+def opencode_plugin(opts: HookOptions) -> str:
+    """The OpenCode plugin (JavaScript, loaded in-process from a plugins folder) that runs the gate before every
+    tool call and throws on anything but an allow: OpenCode has no command hooks, and a throw is how a plugin
+    blocks a call (its message reaches the model)."""
+    if opts.http:
+        raise SettingsError("the http hook is installed for Claude Code only; OpenCode gets the plugin")
+    gate = hook_command("gate", "opencode", key_file=opts.key_file, url=opts.url, budget=opts.budget,
+                        authoritative=opts.authoritative)
+    done = hook_command("complete", "opencode", key_file=opts.key_file, url=opts.url, budget=None)
+    return (PLUGIN_TEMPLATE.read_text(encoding="utf-8").replace("__GATE__", json.dumps(gate))
+            .replace("__COMPLETE__", json.dumps(done))
+            .replace("__BUDGET_MS__", str(int((opts.budget + c.HOOK_TIMEOUT_MARGIN_S) * 1000))))
+
+
+WRITERS = {"claude": claude_settings, "gemini": gemini_settings, "codex": codex_hooks, "qwen": qwen_settings}
 
 
 def revert_gemini_config(settings: dict[str, Any], original: dict[str, Any] | None) -> None:

@@ -48,21 +48,22 @@ Outcome = Literal["executed", "suppressed", "throttled", "deduplicated", "pendin
 ApprovalStatus = Literal["pending", "approved", "rejected", "expired", "used"]
 
 # One group per capability: the action type the gateway gives it, and every CLI's name for it (Claude Code's
-# first, then Gemini CLI's, then Codex CLI's). Roles name tools the Claude Code way; allowing any name of a
-# group allows the whole group on every CLI. A tool in no group is an `other` action, and a role keeps its
-# name as written. Codex's `apply_patch` adds, changes, moves and deletes files: it goes with Write.
+# first, then Gemini CLI's, then Codex CLI's, Qwen Code's and OpenCode's). Roles name tools the Claude Code
+# way; allowing any name of a group allows the whole group on every CLI. A tool in no group is an `other`
+# action, and a role keeps its name as written. Codex's `apply_patch` adds, changes, moves and deletes files:
+# it goes with Write.
 TOOL_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (c.EXECUTE_COMMAND, c.SHELL_TOOLS),
-    (c.WRITE_FILE, ("Write", "write_file", "apply_patch")),
-    (c.WRITE_FILE, ("Edit", "MultiEdit", "replace")),
-    (c.WRITE_FILE, ("NotebookEdit",)),
-    (c.READ_FILE, ("Read", "read_file", "read_many_files")),
+    (c.WRITE_FILE, ("Write", "write_file", "apply_patch", "write")),
+    (c.WRITE_FILE, ("Edit", "MultiEdit", "replace", "edit")),
+    (c.WRITE_FILE, ("NotebookEdit", "notebook_edit")),
+    (c.READ_FILE, ("Read", "read_file", "read_many_files", "read")),
     (c.LIST_FILES, ("Glob", "glob")),
-    (c.LIST_FILES, ("Grep", "grep_search", "search_file_content")),
-    (c.LIST_FILES, ("LS", "list_directory")),
-    (c.WEB_FETCH, ("WebFetch", "web_fetch")),
+    (c.LIST_FILES, ("Grep", "grep_search", "search_file_content", "grep")),
+    (c.LIST_FILES, ("LS", "list_directory", "list")),
+    (c.WEB_FETCH, ("WebFetch", "web_fetch", "webfetch")),
     (c.WEB_SEARCH, ("WebSearch", "google_web_search")),
-    (c.SPAWN_AGENT, ("Agent", "Task", "invoke_agent", "spawn_agent")),
+    (c.SPAWN_AGENT, ("Agent", "Task", "invoke_agent", "spawn_agent", "agent", "task")),
 )
 TOOL_ACTIONS: dict[str, str] = {name: action for action, names in TOOL_GROUPS for name in names}
 # Tools that change files by themselves (a role holding one "writes"; Bash alone runs builds and tests).

@@ -235,7 +235,7 @@ def unparseable_facts(command: str, reason: str) -> Facts:
 
 
 # List tools that read what they list: a search of a directory holding secrets reads the secrets.
-_CONTENT_SEARCHES = frozenset({"Grep", "grep_search", "search_file_content"})
+_CONTENT_SEARCHES = frozenset({"Grep", "grep_search", "search_file_content", "grep"})
 
 
 @functools.lru_cache(maxsize=8192)
@@ -276,8 +276,9 @@ def _file_facts(
 
 def _raw_paths(action_type: str, input: Mapping[str, Any], cwd: str | None) -> list[str]:
     if action_type in (c.WRITE_FILE, c.READ_FILE):
+        # Claude's and Gemini's snake_case, OpenCode's camelCase
         found = [p for p in (_s(input.get("file_path")), _s(input.get("notebook_path")),
-                             _s(input.get("absolute_path"))) if p]
+                             _s(input.get("absolute_path")), _s(input.get("filePath"))) if p]
         for key in ("paths", "include"):
             many = input.get(key)
             if isinstance(many, list):

@@ -1,9 +1,10 @@
-"""``acteon-swarm-hook``: the executable Claude Code, Gemini CLI and Codex CLI run on every tool call (docs/hook.md).
+"""``acteon-swarm-hook``: the executable every agent CLI runs on every tool call (docs/hook.md, docs/clis.md).
 
-    acteon-swarm-hook gate [--cli claude|gemini|codex] [--url URL] [--key-file F] [--budget S] [--authoritative]
-    acteon-swarm-hook complete [--cli claude|gemini|codex] [--url URL] [--key-file F]
-    acteon-swarm-hook install --cli claude|gemini|codex [--http] [--settings PATH | --scope ...]
-    acteon-swarm-hook uninstall --cli claude|gemini|codex [--settings PATH | --scope ...]
+    acteon-swarm-hook gate [--cli claude|gemini|codex|qwen] [--url URL] [--key-file F] [--budget S]
+                           [--authoritative]
+    acteon-swarm-hook complete [--cli claude|gemini|codex|qwen] [--url URL] [--key-file F]
+    acteon-swarm-hook install --cli claude|gemini|codex|qwen [--http] [--settings PATH | --scope ...]
+    acteon-swarm-hook uninstall --cli claude|gemini|codex|qwen [--settings PATH | --scope ...]
 
 Standard library only, and only what ``gate`` needs is imported on the hot path: this runs before every
 tool call. It may be run as a file (``python -I -S /path/hook/__main__.py``), which skips site-packages
@@ -17,18 +18,18 @@ import sys
 if not __package__:  # run as a file: make the package importable without site-packages
     sys.path.insert(0, __file__.rsplit("/", 2)[0])
 
-USAGE = """usage: acteon-swarm-hook gate [--cli claude|gemini|codex] [--url URL] [--key-file FILE]
+USAGE = """usage: acteon-swarm-hook gate [--cli claude|gemini|codex|qwen] [--url URL] [--key-file FILE]
                                 [--budget SECONDS] [--authoritative]
-       acteon-swarm-hook complete [--cli claude|gemini|codex] [--url URL] [--key-file FILE]
-       acteon-swarm-hook install --cli claude|gemini|codex [--http] [--settings PATH] [--scope SCOPE] ...
+       acteon-swarm-hook complete [--cli claude|gemini|codex|qwen] [--url URL] [--key-file FILE]
+       acteon-swarm-hook install --cli claude|gemini|codex|qwen [--http] [--settings PATH] [--scope SCOPE] ...
        acteon-swarm-hook install --help
-       acteon-swarm-hook uninstall --cli claude|gemini|codex [--settings PATH] [--scope SCOPE]
+       acteon-swarm-hook uninstall --cli claude|gemini|codex|qwen [--settings PATH] [--scope SCOPE]
        acteon-swarm-hook --version
 
 gate      PreToolUse / BeforeTool: ask the gateway, answer in the caller's dialect (fails closed): a block is a
           deny; an allow leaves the CLI's own permissions to decide, or is an allow with --authoritative
 complete  PostToolUse / AfterTool: report the finished tool call to the gateway
-install   write or merge the hook configuration into Claude Code, Gemini CLI or Codex CLI settings
+install   write or merge the hook configuration into an agent CLI's settings (docs/clis.md)
 uninstall remove what install added: the file as it was before, byte for byte, unless edited since
 """
 

@@ -13,19 +13,22 @@ import sys
 from pathlib import Path
 
 from acteon_core import contract as c
-from acteon_core.files import write_atomic, write_bytes_atomic
+from acteon_core.files import write_atomic, write_bytes_atomic, write_text_atomic
 from acteon_core.settings import (
+    MARKER,
     WRITERS,
     HookOptions,
     SettingsError,
     insecure_ancestor,
     load,
+    opencode_plugin,
     remove_ours,
     revert_gemini_config,
 )
 from hook import originals
 
-CLIS = ("claude", "gemini", "codex")
+CLIS = ("claude", "gemini", "codex", "qwen", "opencode")
+PLUGIN_NAME = "acteon-swarm.js"  # OpenCode loads every .js file in its plugins folders
 
 
 def target_path(args: argparse.Namespace) -> Path:
@@ -36,17 +39,23 @@ def target_path(args: argparse.Namespace) -> Path:
     if args.cli == "claude":
         return {"project": cwd / ".claude" / "settings.json", "local": cwd / ".claude" / "settings.local.json",
                 "user": home / ".claude" / "settings.json"}[args.scope]
+    if args.cli == "opencode":
+        config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+        plugins = config / "opencode" / "plugins" if args.scope == "user" else cwd / ".opencode" / "plugins"
+        return plugins / PLUGIN_NAME
     if args.cli == "codex":
         codex_home = Path(os.environ["CODEX_HOME"]) if os.environ.get("CODEX_HOME") else home / ".codex"
         return codex_home / "hooks.json" if args.scope == "user" else cwd / ".codex" / "hooks.json"
-    return {"project": cwd / ".gemini" / "settings.json", "local": cwd / ".gemini" / "settings.json",
-            "user": home / ".gemini" / "settings.json"}[args.scope]
+    folder = ".qwen" if args.cli == "qwen" else ".gemini"
+    return {"project": cwd / folder / "settings.json", "local": cwd / folder / "settings.json",
+            "user": home / folder / "settings.json"}[args.scope]
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="acteon-swarm-hook install",
-        description="Add the acteon-swarm gate to Claude Code, Gemini CLI or Codex CLI settings (merged, atomic).",
+        description="Add the acteon-swarm gate to Claude Code, Gemini CLI, Codex CLI or Qwen Code settings "
+                    "(merged, atomic).",
     )
     p.add_argument("--cli", required=True, choices=CLIS)
     p.add_argument("--http", action="store_true", help="Claude only: use Claude's native http hook (no process)")
@@ -54,7 +63,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--scope", choices=["project", "local", "user"], default="local",
                    help="claude: .claude/settings.json | .claude/settings.local.json | ~/.claude/settings.json; "
                         "gemini: .gemini/settings.json | ~/.gemini/settings.json; codex: .codex/hooks.json | "
-                        "$CODEX_HOME/hooks.json (default: %(default)s)")
+                        "$CODEX_HOME/hooks.json; qwen: .qwen/settings.json | ~/.qwen/settings.json; "
+                        "opencode: the plugin .opencode/plugins/acteon-swarm.js | "
+                        "~/.config/opencode/plugins/acteon-swarm.js (default: %(default)s)")
     p.add_argument("--url", help=f"gateway URL written into the hook (default: ${c.ENV_URL} or {c.DEFAULT_URL})")
     p.add_argument("--key-file", help=f"file holding the agent key (default: ${c.ENV_AGENT_KEY} at run time)")
     p.add_argument("--budget", type=float, default=c.HOOK_BUDGET_S,
@@ -71,6 +82,8 @@ def main(argv: list[str]) -> int:
     if args.key_file:
         args.key_file = str(Path(args.key_file).expanduser().absolute())
     path = target_path(args)
+    if args.cli == "opencode":
+        return _install_plugin(args, path)
     try:
         if args.cli == "gemini" and args.settings and (bad := insecure_ancestor(path)):
             raise SettingsError(
@@ -94,6 +107,26 @@ def main(argv: list[str]) -> int:
     if args.cli == "codex":
         sys.stdout.write("Codex runs a new hook only once you trust it: start codex, type /hooks and trust the two "
                          "acteon-swarm hooks (until then Codex skips them silently; `acteon-swarm doctor` checks)\n")
+    for warning in _warnings(args):
+        sys.stderr.write(f"acteon-swarm-hook install: warning: {warning}\n")
+    return 0
+
+
+def _install_plugin(args: argparse.Namespace, path: Path) -> int:
+    """OpenCode: the plugin file, wholly ours (a file of that name that is not is refused)."""
+    try:
+        if path.exists() and MARKER not in path.read_text(encoding="utf-8", errors="replace"):
+            raise SettingsError(f"{path} exists and is not acteon-swarm's plugin; not touching it")
+        text = opencode_plugin(HookOptions(url=args.url, key_file=args.key_file, budget=args.budget, http=args.http,
+                                           authoritative=args.authoritative))
+    except SettingsError as e:
+        sys.stderr.write(f"acteon-swarm-hook install: {e}\n")
+        return 2
+    if args.print:
+        sys.stdout.write(text)
+        return 0
+    write_text_atomic(path, text, new_mode=0o644)
+    sys.stdout.write(f"acteon-swarm gate installed for opencode: {path}\n")
     for warning in _warnings(args):
         sys.stderr.write(f"acteon-swarm-hook install: warning: {warning}\n")
     return 0
@@ -133,7 +166,7 @@ def _unreachable(url: str) -> str | None:
 def uninstall_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="acteon-swarm-hook uninstall",
-        description="Remove the acteon-swarm gate from Claude Code, Gemini CLI or Codex CLI settings: the file "
+        description="Remove the acteon-swarm gate from an agent CLI's settings: the file "
                     "as install found it, byte for byte, unless edited since (then other hooks and settings stay "
                     "as they are).",
     )
@@ -150,6 +183,14 @@ def uninstall_main(argv: list[str]) -> int:
     path = target_path(args)
     if not path.exists():
         sys.stdout.write(f"nothing to remove: {path} does not exist\n")
+        return 0
+    if args.cli == "opencode":
+        if MARKER not in path.read_text(encoding="utf-8", errors="replace"):
+            sys.stderr.write(f"acteon-swarm-hook uninstall: {path} is not acteon-swarm's plugin; not touching it\n")
+            return 2
+        if not args.print:
+            path.unlink()
+        sys.stdout.write(f"removed the acteon-swarm plugin for opencode: {path}\n")
         return 0
     try:
         settings = load(path)

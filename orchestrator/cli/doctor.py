@@ -99,6 +99,11 @@ def _settings_files(cli: str, cwd: Path, home: Path) -> list[Path]:
                 home / ".claude" / "settings.json"]
     if cli == "codex":
         return [cwd / ".codex" / "hooks.json", _codex_home(home) / "hooks.json"]
+    if cli == "qwen":
+        return [cwd / ".qwen" / "settings.json", home / ".qwen" / "settings.json"]
+    if cli == "opencode":
+        config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+        return [cwd / ".opencode" / "plugins" / "acteon-swarm.js", config / "opencode" / "plugins" / "acteon-swarm.js"]
     return [cwd / ".gemini" / "settings.json", home / ".gemini" / "settings.json"]
 
 
@@ -136,9 +141,16 @@ def _codex_trust(hooks_file: Path, cwd: Path, home: Path) -> Check:
 
 
 def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
-    """Our gate hooks in one settings file (command and http hooks alike)."""
+    """Our gate hooks in one settings file (command and http hooks alike; for OpenCode, the command our
+    plugin runs)."""
     from acteon_core.settings import MARKER
 
+    if cli == "opencode":
+        try:
+            line = re.search(r'^const GATE = (".*");$', path.read_text(encoding="utf-8"), re.M)
+            return [{"type": "command", "command": json.loads(line.group(1))}] if line else []
+        except (OSError, ValueError):
+            return []
     try:
         settings = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -173,7 +185,8 @@ def _ask_hook(command: str, cli: str, cwd: Path, shell_command: str) -> tuple[bo
     """Run the installed gate command on one call, exactly as the CLI would; (denied, reason), or None
     when it did not answer in time."""
     gemini = cli == "gemini"
-    event = {"session_id": "acteon-doctor", "cwd": str(cwd), "tool_name": "run_shell_command" if gemini else "Bash",
+    shell = {"gemini": "run_shell_command", "qwen": "run_shell_command", "opencode": "bash"}.get(cli, "Bash")
+    event = {"session_id": "acteon-doctor", "cwd": str(cwd), "tool_name": shell,
              "tool_input": {"command": shell_command}, "hook_event_name": "BeforeTool" if gemini else "PreToolUse"}
     try:
         r = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(event), capture_output=True, text=True,
@@ -218,7 +231,7 @@ def _cli_checks(cli: str, cwd: Path, home: Path) -> list[Check]:
     out = [Check(cli, OK, f"{path}: {version}")]
     installed = [(f, h) for f in _settings_files(cli, cwd, home) for h in _gate_commands(f, cli)]
     if not installed:
-        scope = "--scope local" if cli == "claude" else "--scope user" if cli == "codex" else "--scope project"
+        scope = {"claude": "--scope local", "codex": "--scope user"}.get(cli, "--scope project")
         looked = ", ".join(map(str, _settings_files(cli, cwd, home)))
         out.append(Check(f"{cli} hook", NOTE, f"installed, but no acteon-swarm gate in {looked} (not gated here)",
                          f"`acteon-swarm-hook install --cli {cli} {scope} --key-file STATE/default-agent.key` "
@@ -249,7 +262,7 @@ def checks(state: Path, cwd: Path, home: Path) -> list[Check]:
            Check("python", PROBLEM, python, "use Python 3.11 or newer"),
            Check("acteon-swarm", OK, f"{c.VERSION} ({installed})")]
     out += _gateway(os.environ.get(c.ENV_URL) or c.DEFAULT_URL, state)
-    for cli in ("claude", "gemini", "codex"):
+    for cli in ("claude", "gemini", "codex", "qwen", "opencode"):
         out += _cli_checks(cli, cwd, home)
     return out
 

@@ -47,6 +47,16 @@ def codex_bin() -> str:
     return _binary("codex")
 
 
+@pytest.fixture(scope="session")
+def qwen_bin() -> str:
+    return _binary("qwen")
+
+
+@pytest.fixture(scope="session")
+def opencode_bin() -> str:
+    return _binary("opencode")
+
+
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One gateway process (embedded store, default pack) for a test module; tests use separate runs."""
@@ -194,6 +204,44 @@ def run_codex(codex_bin: str, sb: Sandbox, script: Script, *, gateway: str, run_
              "danger-full-access", "--json", "Do the task."],
             cwd=sb.workspace, env=env, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
         )
+    return Result(p.returncode, p.stdout, p.stderr, script)
+
+
+def run_qwen(qwen_bin: str, sb: Sandbox, script: Script, *, gateway: str, run_id: str, key: str,
+             agent_id: str = "qwen-agent-1", budget: str = "20") -> Result:
+    """Qwen Code headless in yolo mode (the gate is the only check), its model API Anthropic's (the fake's),
+    the gate installed --authoritative in the user's ~/.qwen/settings.json."""
+    install("qwen", sb.home / ".qwen" / "settings.json", gateway, "--budget", budget, "--authoritative")
+    with fake_model(script) as model:
+        env = {
+            "PATH": os.environ["PATH"], "HOME": str(sb.home), "ANTHROPIC_BASE_URL": model,
+            "ANTHROPIC_API_KEY": "sk-ant-fake", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+            "ACTEON_AGENT_KEY": key, "ACTEON_RUN_ID": run_id, "ACTEON_AGENT_ID": agent_id,
+        }
+        p = subprocess.run(
+            [qwen_bin, "--auth-type", "anthropic", "-m", "claude-sonnet-4", "--yolo", "-o", "json", "Do the task."],
+            cwd=sb.workspace, env=env, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
+        )
+    return Result(p.returncode, p.stdout, p.stderr, script)
+
+
+def run_opencode(opencode_bin: str, sb: Sandbox, script: Script, *, gateway: str, run_id: str, key: str,
+                 agent_id: str = "opencode-agent-1", budget: str = "20") -> Result:
+    """``opencode run`` with the gate plugin installed in the project's .opencode/plugins/ by the installer, its
+    Anthropic provider pointed at the fake model; OpenCode asks no permission here, so the gate is the check."""
+    install("opencode", sb.workspace / ".opencode" / "plugins" / "acteon-swarm.js", gateway, "--budget", budget,
+            "--authoritative")
+    with fake_model(script) as model:
+        (sb.workspace / "opencode.json").write_text(json.dumps({
+            "provider": {"anthropic": {"options": {"baseURL": f"{model}/v1", "apiKey": "sk-ant-fake"}}},
+            "model": "anthropic/claude-sonnet-4-5", "permission": {"external_directory": "allow"},
+            "autoupdate": False, "share": "disabled"}))
+        env = {
+            "PATH": os.environ["PATH"], "HOME": str(sb.home),
+            "ACTEON_AGENT_KEY": key, "ACTEON_RUN_ID": run_id, "ACTEON_AGENT_ID": agent_id,
+        }
+        p = subprocess.run([opencode_bin, "run", "Do the task."], cwd=sb.workspace, env=env, capture_output=True,
+                           text=True, timeout=240, stdin=subprocess.DEVNULL)
     return Result(p.returncode, p.stdout, p.stderr, script)
 
 

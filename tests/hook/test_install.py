@@ -245,3 +245,37 @@ def test_codex_hooks_file_at_each_scope(tmp_path: Path) -> None:
     assert json.loads((codex_home / "hooks.json").read_text()) == mine
     assert uninstall("--cli", "codex", "--scope", "project", cwd=tmp_path).returncode == 0
     assert not (tmp_path / ".codex" / "hooks.json").exists()
+
+
+def test_qwen_settings_in_milliseconds_at_each_scope(tmp_path: Path) -> None:
+    """Qwen Code runs a call whose hook times out: the timeout written (ms) is the gate's budget plus a margin."""
+    r = install("--cli", "qwen", "--scope", "project", "--budget", "40", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / ".qwen" / "settings.json").read_text())
+    gate = s["hooks"]["PreToolUse"][0]
+    assert gate["matcher"] == "*" and gate["hooks"][0]["timeout"] == 50_000
+    assert " gate --cli qwen " in gate["hooks"][0]["command"]
+    assert s["hooks"]["PostToolUse"][0]["hooks"][0]["timeout"] == 10_000
+    assert install("--cli", "qwen", "--scope", "user", cwd=tmp_path).returncode == 0
+    assert (tmp_path / ".qwen" / "settings.json").exists()  # HOME is tmp_path here: the same folder
+    assert install("--cli", "qwen", "--http", "--settings", str(tmp_path / "h.json")).returncode == 2
+    assert uninstall("--cli", "qwen", "--scope", "project", cwd=tmp_path).returncode == 0
+    assert not (tmp_path / ".qwen" / "settings.json").exists()
+
+
+def test_opencode_gets_the_plugin_file_and_a_foreign_one_is_left_alone(tmp_path: Path) -> None:
+    r = install("--cli", "opencode", "--scope", "project", "--budget", "40", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    plugin = tmp_path / ".opencode" / "plugins" / "acteon-swarm.js"
+    text = plugin.read_text()
+    assert "gate --cli opencode" in text and "const BUDGET_MS = 50000;" in text and "throw new Error" in text
+    assert install("--cli", "opencode", "--scope", "user", cwd=tmp_path,
+                   XDG_CONFIG_HOME=str(tmp_path / "cfg")).returncode == 0
+    assert (tmp_path / "cfg" / "opencode" / "plugins" / "acteon-swarm.js").exists()
+    assert uninstall("--cli", "opencode", "--scope", "project", cwd=tmp_path).returncode == 0
+    assert not plugin.exists()
+    plugin.write_text("export const Mine = async () => ({});\n")  # the user's own file of that name
+    r = install("--cli", "opencode", "--scope", "project", cwd=tmp_path)
+    assert r.returncode == 2 and "not acteon-swarm's plugin" in r.stderr
+    r = uninstall("--cli", "opencode", "--scope", "project", cwd=tmp_path)
+    assert r.returncode == 2 and plugin.read_text() == "export const Mine = async () => ({});\n"

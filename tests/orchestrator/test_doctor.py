@@ -26,7 +26,8 @@ def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
     for d in (project, home, bin_dir):
         d.mkdir()
     home.chmod(0o700)
-    for cli, version in (("claude", "2.1.328 (Claude Code)"), ("gemini", "0.61.0"), ("codex", "codex-cli 0.169.0")):
+    for cli, version in (("claude", "2.1.328 (Claude Code)"), ("gemini", "0.61.0"), ("codex", "codex-cli 0.169.0"),
+                          ("qwen", "0.24.4"), ("opencode", "1.18.33")):
         stub = bin_dir / cli
         stub.write_text(f"#!/bin/sh\necho '{version}'\n")
         stub.chmod(0o755)
@@ -160,3 +161,14 @@ def test_codex_is_probed_and_an_untrusted_gate_is_a_problem(setup) -> None:  # t
         f'[hooks.state."{hooks_file}:pre_tool_use:0:0"]\ntrusted_hash = "sha256:0123"\n')
     code, checks = doctor(setup)
     assert checks["codex trust"]["status"] == "ok", checks["codex trust"]
+
+
+@pytest.mark.parametrize(("cli", "where"), [("qwen", ".qwen/settings.json"),
+                                           ("opencode", ".opencode/plugins/acteon-swarm.js")])
+def test_qwen_and_opencode_are_probed_through_the_installed_gate(setup, cli: str, where: str) -> None:  # type: ignore[no-untyped-def]
+    install(setup, cli)
+    _code, checks = doctor(setup)
+    assert checks[cli]["status"] == "ok"
+    assert checks[f"{cli} hook"]["status"] == "ok" and where in checks[f"{cli} hook"]["detail"]
+    assert checks[f"{cli} probe"]["status"] == "ok", checks[f"{cli} probe"]
+    assert "block-destructive-commands" in checks[f"{cli} probe"]["detail"]

@@ -1,0 +1,76 @@
+"""The real OpenCode (1.18.33, ``opencode run``), offline (its Anthropic provider pointed at the scripted fake
+model), with the gate plugin installed by ``acteon-swarm-hook install --cli opencode``: OpenCode has no command
+hooks, so the plugin runs the hook and throws on anything but an allow — checked by effects on disk and by
+what reached the model."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import audit, dead_gateway_url, new_run, run_opencode
+from tests.e2e.fake_models import Script
+from tests.hook.fake_gateway import fake_gateway
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # real agent CLIs: seconds each
+
+
+def _run_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def _bash(command: str) -> tuple[str, dict[str, Any]]:
+    return ("bash", {"command": command, "description": "step"})
+
+
+def test_a_destructive_command_is_blocked_with_its_reason_and_a_harmless_one_runs(opencode_bin, gateway, sandbox):
+    precious = sandbox.precious()
+    run_id = _run_id("o-destroy")
+    script = Script([[_bash(f"rm -rf {precious}")], [_bash("echo hello > out.txt")]])
+    result = run_opencode(opencode_bin, sandbox, script, gateway=gateway, run_id=run_id,
+                          key=new_run(gateway, run_id))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (precious / "data.txt").read_text() == "keep me"
+    assert (sandbox.workspace / "out.txt").read_text().strip() == "hello"
+    assert "block-destructive-commands" in result.script.tool_results()[0]
+    records = audit(gateway, run_id)
+    assert [r["outcome"] for r in records] == ["suppressed", "executed"]
+    assert {r["provider"] for r in records} == {"opencode"}
+
+
+def test_writes_to_secrets_and_the_gate_itself_are_blocked(opencode_bin, gateway, sandbox):
+    run_id = _run_id("o-write")
+    plugin = sandbox.workspace / ".opencode" / "plugins" / "acteon-swarm.js"
+    script = Script([[("write", {"filePath": str(sandbox.workspace / ".env"), "content": "TOKEN=x\n"})],
+                     [("write", {"filePath": str(plugin), "content": "export const X = async () => ({});\n"})]])
+    result = run_opencode(opencode_bin, sandbox, script, gateway=gateway, run_id=run_id,
+                          key=new_run(gateway, run_id))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not (sandbox.workspace / ".env").exists() and "acteon-swarm" in plugin.read_text()
+    told = result.script.tool_results()
+    assert "block-credential-access" in told[0] and "block-gate-tamper" in told[1]
+
+
+def test_with_the_gateway_down_every_call_is_blocked_and_the_model_told(opencode_bin, sandbox):
+    script = Script([[_bash("echo hello > out.txt")]])
+    result = run_opencode(opencode_bin, sandbox, script, gateway=dead_gateway_url(), run_id="default", key="any")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not (sandbox.workspace / "out.txt").exists()
+    told = result.script.tool_results()[0]
+    assert "gateway unavailable" in told and "fail closed" in told
+
+
+def test_a_gateway_that_hangs_is_a_block_at_the_gates_budget(opencode_bin, sandbox):
+    script = Script([[_bash("echo hello > out.txt")]])
+    with fake_gateway(lambda m, p, b: (200, "HANG")) as (url, _seen, release):
+        started = time.monotonic()
+        result = run_opencode(opencode_bin, sandbox, script, gateway=url, run_id="default", key="any", budget="3")
+        elapsed = time.monotonic() - started
+        release.set()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not (sandbox.workspace / "out.txt").exists()
+    assert "did not answer in time" in result.script.tool_results()[0]
+    assert elapsed < 60
