@@ -77,6 +77,7 @@ PROVIDER_GEMINI = "gemini-cli"
 PROVIDER_CODEX = "codex-cli"
 PROVIDER_QWEN = "qwen-code"
 PROVIDER_OPENCODE = "opencode"
+PROVIDER_COPILOT = "copilot-cli"
 PROVIDER_ORCHESTRATOR = "orchestrator"
 
 # --- dispatch response fields ---------------------------------------------------------------------

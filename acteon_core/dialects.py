@@ -26,12 +26,15 @@ QWEN = "qwen"  # Qwen Code: Claude's events and answers (Gemini's tool names); t
 # OpenCode has no command hooks: our plugin (acteon_core/opencode_plugin.js) sends Claude-shaped events and
 # reads Codex-style answers (no decision, allow with a new input, deny with a reason), throwing on a deny.
 OPENCODE = "opencode"
-DIALECTS = (CLAUDE, GEMINI, CODEX, QWEN, OPENCODE)
+# Copilot CLI: camelCase events with no event name (``toolName``, ``toolArgs``, ``toolResult``), read through
+# :func:`claude_shaped`; top-level ``permissionDecision`` answers.
+COPILOT = "copilot"
+DIALECTS = (CLAUDE, GEMINI, CODEX, QWEN, OPENCODE, COPILOT)
 
 PRE_EVENTS = {"PreToolUse": CLAUDE, "BeforeTool": GEMINI}
 POST_EVENTS = {"PostToolUse": CLAUDE, "AfterTool": GEMINI}
 PROVIDERS = {CLAUDE: c.PROVIDER_CLAUDE, GEMINI: c.PROVIDER_GEMINI, CODEX: c.PROVIDER_CODEX, QWEN: c.PROVIDER_QWEN,
-             OPENCODE: c.PROVIDER_OPENCODE}
+             OPENCODE: c.PROVIDER_OPENCODE, COPILOT: c.PROVIDER_COPILOT}
 
 # Claude caps permissionDecisionReason at 2000 characters and 20 lines.
 _MAX_REASON = 2000
@@ -45,6 +48,27 @@ def detect(event_name: object, flag: str | None) -> str | None:
     if isinstance(event_name, str):
         return PRE_EVENTS.get(event_name) or POST_EVENTS.get(event_name)
     return None
+
+
+def claude_shaped(event: dict[str, Any], dialect: str, event_name: str) -> dict[str, Any]:
+    """The event as Claude's (``tool_name``, ``tool_input``…), which everything here reads. Copilot CLI sends
+    ``toolArgs`` as an object or as a JSON string, and no event name (the hook's command says which)."""
+    if dialect != COPILOT:
+        return event
+    args = event.get("toolArgs")
+    if isinstance(args, str):
+        try:
+            args = wire.loads(args)
+        except (ValueError, RecursionError):
+            args = None  # not an object: the gate refuses a call without tool_input
+    shaped: dict[str, Any] = {"hook_event_name": event_name, "tool_name": event.get("toolName"),
+                              "tool_input": args}
+    for ours, theirs in ((c.F_SESSION_ID, "sessionId"), (c.F_CWD, "cwd")):
+        if isinstance(event.get(theirs), str):
+            shaped[ours] = event[theirs]
+    if "toolResult" in event:
+        shaped["tool_response"] = event["toolResult"]
+    return shaped
 
 
 def clip(reason: str) -> str:
@@ -64,6 +88,10 @@ def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None
     Codex accepts an allow only together with a new input, and has no `ask`: an allow is no decision (its own
     approval policy decides), a rewritten input is an allow with that input either way."""
     dialect = CLAUDE if dialect == QWEN else CODEX if dialect == OPENCODE else dialect
+    if dialect == COPILOT:
+        if updated_input is not None:
+            return {"permissionDecision": "allow", "modifiedArgs": updated_input}
+        return {"permissionDecision": "allow"} if authoritative else {}
     if dialect == CODEX:
         if updated_input is None:
             return {}
@@ -92,6 +120,8 @@ def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None
 def deny(dialect: str, reason: str) -> dict[str, Any]:
     # Never "ask": a headless Gemini hangs on it, a headless Claude turns it into a deny anyway, and Codex runs
     # the call. Codex needs the non-empty reason (an empty one is an invalid answer, and the call runs).
+    if dialect == COPILOT:
+        return {"permissionDecision": "deny", "permissionDecisionReason": clip(reason)}
     if dialect in (CLAUDE, CODEX, QWEN, OPENCODE):
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                        "permissionDecisionReason": clip(reason)}}
@@ -150,7 +180,8 @@ def completion(event: dict[str, Any], agent_id: str) -> dict[str, Any]:
     response = event.get("tool_response")
     failed = False
     if isinstance(response, dict):
-        failed = bool(response.get("is_error") or response.get("error") or response.get("interrupted"))
+        failed = bool(response.get("is_error") or response.get("error") or response.get("interrupted")
+                      or response.get("resultType") in ("failure", "denied", "rejected"))
     elif isinstance(response, str) and response.startswith("Exit code: "):  # Codex: "Exit code: N\n..."
         failed = not response.startswith("Exit code: 0\n")
     body: dict[str, Any] = {

@@ -181,6 +181,20 @@ def opencode_plugin(opts: HookOptions) -> str:
             .replace("__BUDGET_MS__", str(int((opts.budget + c.HOOK_TIMEOUT_MARGIN_S) * 1000))))
 
 
+def copilot_hooks(opts: HookOptions) -> dict[str, Any]:
+    """Copilot CLI's hook file (a whole file of ours in .github/hooks/ or ~/.copilot/hooks/). Copilot sends no
+    event name, so the command says ``--cli copilot``; it runs the call when a hook times out (30 s by
+    default), so the timeout written is the gate's budget plus a margin."""
+    if opts.http:
+        raise SettingsError("the http hook is installed for Claude Code only; install the command hook for copilot")
+    gate = hook_command("gate", "copilot", key_file=opts.key_file, url=opts.url, budget=opts.budget,
+                        authoritative=opts.authoritative)
+    done = hook_command("complete", "copilot", key_file=opts.key_file, url=opts.url, budget=None)
+    return {"version": 1, "hooks": {
+        "preToolUse": [{"type": "command", "bash": gate, "timeoutSec": int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S)}],
+        "postToolUse": [{"type": "command", "bash": done, "timeoutSec": 10}]}}
+
+
 WRITERS = {"claude": claude_settings, "gemini": gemini_settings, "codex": codex_hooks, "qwen": qwen_settings}
 
 

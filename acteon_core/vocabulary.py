@@ -36,7 +36,7 @@ ReportedState = Literal[TaskStatus, RunStatus, "started"]
 
 # --- engines --------------------------------------------------------------------------------------
 # What runs an agent session (swarm.toml, plans, lens members, `--engine`): an agent CLI, or a plain command.
-EngineName = Literal["claude", "gemini", "codex", "command"]
+EngineName = Literal["claude", "gemini", "codex", "opencode", "command"]
 ENGINES: tuple[EngineName, ...] = get_args(EngineName)
 AGENT_ENGINES: tuple[EngineName, ...] = tuple(e for e in ENGINES if e != "command")
 
@@ -48,16 +48,16 @@ Outcome = Literal["executed", "suppressed", "throttled", "deduplicated", "pendin
 ApprovalStatus = Literal["pending", "approved", "rejected", "expired", "used"]
 
 # One group per capability: the action type the gateway gives it, and every CLI's name for it (Claude Code's
-# first, then Gemini CLI's, then Codex CLI's, Qwen Code's and OpenCode's). Roles name tools the Claude Code
-# way; allowing any name of a group allows the whole group on every CLI. A tool in no group is an `other`
-# action, and a role keeps its name as written. Codex's `apply_patch` adds, changes, moves and deletes files:
-# it goes with Write.
+# first, then Gemini CLI's, then those of Codex CLI, Qwen Code, OpenCode and Copilot CLI). Roles name tools the
+# Claude Code way; allowing any name of a group allows the whole group on every CLI. A tool in no group is an
+# `other` action, and a role keeps its name as written. Codex's `apply_patch` adds, changes, moves and deletes
+# files: it goes with Write.
 TOOL_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (c.EXECUTE_COMMAND, c.SHELL_TOOLS),
-    (c.WRITE_FILE, ("Write", "write_file", "apply_patch", "write")),
+    (c.WRITE_FILE, ("Write", "write_file", "apply_patch", "write", "create")),
     (c.WRITE_FILE, ("Edit", "MultiEdit", "replace", "edit")),
     (c.WRITE_FILE, ("NotebookEdit", "notebook_edit")),
-    (c.READ_FILE, ("Read", "read_file", "read_many_files", "read")),
+    (c.READ_FILE, ("Read", "read_file", "read_many_files", "read", "view")),
     (c.LIST_FILES, ("Glob", "glob")),
     (c.LIST_FILES, ("Grep", "grep_search", "search_file_content", "grep")),
     (c.LIST_FILES, ("LS", "list_directory", "list")),

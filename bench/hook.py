@@ -2,7 +2,7 @@
 answer. acteon-swarm-hook (run exactly as ``install`` writes it) against an equivalent bash + jq + curl
 hook (bench/reference_hook.sh), alternating calls against the same gateway, in the same run.
 
-    python bench/hook.py [--calls 200] [--cli claude|gemini|codex|qwen|opencode|all]
+    python bench/hook.py [--calls 200] [--cli claude|gemini|codex|qwen|opencode|copilot|all]
 
 Each CLI's event through its own dialect (``--cli all``: every CLI, in the same loop, against the one
 reference). Targets (docs/hook.md, docs/performance.md): p50 <= 25 ms, and hook/reference p50 ratio <= 0.25.
@@ -45,6 +45,8 @@ EVENTS = {
     "opencode": {"session_id": "ses_bench", "hook_event_name": "PreToolUse", "tool_name": "bash",
                  "tool_input": {"command": "git status", "description": "status"}, "cwd": "/work/proj",
                  "tool_use_id": "toolu_bench"},
+    "copilot": {"sessionId": "bench-session", "timestamp": 1795759478530, "cwd": "/work/proj", "toolName": "bash",
+                "toolArgs": {"command": "git status", "description": "status"}},
 }
 
 
@@ -54,6 +56,8 @@ def allowed(cli: str, answer: dict[str, object]) -> bool:
         return answer == {}
     if cli == "gemini":
         return answer.get("decision") == "allow"
+    if cli == "copilot":
+        return answer == {"permissionDecision": "allow"}
     specific = answer.get("hookSpecificOutput")
     return isinstance(specific, dict) and specific.get("permissionDecision") == "allow"
 

@@ -276,9 +276,9 @@ def _file_facts(
 
 def _raw_paths(action_type: str, input: Mapping[str, Any], cwd: str | None) -> list[str]:
     if action_type in (c.WRITE_FILE, c.READ_FILE):
-        # Claude's and Gemini's snake_case, OpenCode's camelCase
+        # Claude's and Gemini's snake_case, OpenCode's camelCase, Copilot's `path`
         found = [p for p in (_s(input.get("file_path")), _s(input.get("notebook_path")),
-                             _s(input.get("absolute_path")), _s(input.get("filePath"))) if p]
+                             _s(input.get("absolute_path")), _s(input.get("filePath")), _s(input.get("path"))) if p]
         for key in ("paths", "include"):
             many = input.get(key)
             if isinstance(many, list):

@@ -72,7 +72,7 @@ _XCODE_SCRIPT = re.compile(r'shellScript\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 def written_text(input: Mapping[str, Any]) -> str | None:
     """The text a write puts in the file: the whole content, or what an edit inserts."""
-    for key in ("content", "new_string", "newString"):
+    for key in ("content", "new_string", "newString", "file_text", "new_str"):
         value = input.get(key)
         if isinstance(value, str):
             return value
@@ -116,7 +116,7 @@ def content_categories(path: str, text: str) -> set[str]:
 
 def write_equivalent(input: Mapping[str, Any], cwd: str | None, home: str) -> tuple[str, Attached] | None:
     """``run_equivalent`` of a Write/Edit call's input (Claude's or Gemini's), or None."""
-    raw = input.get("file_path") or input.get("absolute_path") or input.get("filePath")
+    raw = input.get("file_path") or input.get("absolute_path") or input.get("filePath") or input.get("path")
     text = written_text(input)
     if not isinstance(raw, str) or not raw or text is None:
         return None

@@ -1,14 +1,14 @@
 """``acteon-swarm-hook``: the executable every agent CLI runs on every tool call (docs/hook.md, docs/clis.md).
 
-    acteon-swarm-hook gate [--cli claude|gemini|codex|qwen] [--url URL] [--key-file F] [--budget S]
-                           [--authoritative]
-    acteon-swarm-hook complete [--cli claude|gemini|codex|qwen] [--url URL] [--key-file F]
-    acteon-swarm-hook install --cli claude|gemini|codex|qwen [--http] [--settings PATH | --scope ...]
-    acteon-swarm-hook uninstall --cli claude|gemini|codex|qwen [--settings PATH | --scope ...]
+    acteon-swarm-hook gate [--cli CLI] [--url URL] [--key-file F] [--budget S] [--authoritative]
+    acteon-swarm-hook complete [--cli CLI] [--url URL] [--key-file F]
+    acteon-swarm-hook install --cli CLI [--http] [--settings PATH | --scope ...]
+    acteon-swarm-hook uninstall --cli CLI [--settings PATH | --scope ...]
 
-Standard library only, and only what ``gate`` needs is imported on the hot path: this runs before every
-tool call. It may be run as a file (``python -I -S /path/hook/__main__.py``), which skips site-packages
-and saves most of the interpreter's start-up.
+CLI is one of claude, gemini, codex, qwen, opencode, copilot. Standard library only, and only what ``gate``
+needs is imported on the hot path: this runs before every tool call. It may be run as a file
+(``python -I -S /path/hook/__main__.py``), which skips site-packages and saves most of the interpreter's
+start-up.
 """
 
 from __future__ import annotations
@@ -18,13 +18,16 @@ import sys
 if not __package__:  # run as a file: make the package importable without site-packages
     sys.path.insert(0, __file__.rsplit("/", 2)[0])
 
-USAGE = """usage: acteon-swarm-hook gate [--cli claude|gemini|codex|qwen] [--url URL] [--key-file FILE]
-                                [--budget SECONDS] [--authoritative]
-       acteon-swarm-hook complete [--cli claude|gemini|codex|qwen] [--url URL] [--key-file FILE]
-       acteon-swarm-hook install --cli claude|gemini|codex|qwen [--http] [--settings PATH] [--scope SCOPE] ...
+USAGE = """usage: acteon-swarm-hook gate [--cli CLI] [--url URL] [--key-file FILE] [--budget SECONDS]
+                                [--authoritative]
+       acteon-swarm-hook complete [--cli CLI] [--url URL] [--key-file FILE]
+       acteon-swarm-hook install --cli CLI [--http] [--settings PATH] [--scope SCOPE] ...
        acteon-swarm-hook install --help
-       acteon-swarm-hook uninstall --cli claude|gemini|codex|qwen [--settings PATH] [--scope SCOPE]
+       acteon-swarm-hook uninstall --cli CLI [--settings PATH] [--scope SCOPE]
        acteon-swarm-hook --version
+
+CLI: claude, gemini, codex, qwen, opencode or copilot (docs/clis.md); without --cli, the event tells
+claude from gemini.
 
 gate      PreToolUse / BeforeTool: ask the gateway, answer in the caller's dialect (fails closed): a block is a
           deny; an allow leaves the CLI's own permissions to decide, or is an allow with --authoritative
@@ -91,9 +94,11 @@ def _gate(args: list[str]) -> int:
     sys.stdout.write(wire.dumps(answer) + "\n")
     sys.stdout.flush()
     specific = answer.get("hookSpecificOutput", {})
-    denied = answer.get("decision") == "deny" or specific.get("permissionDecision") == "deny"
+    denied = answer.get("decision") == "deny" or specific.get("permissionDecision") == "deny" or \
+        answer.get("permissionDecision") == "deny"
     if denied:
-        reason = answer.get("reason") or answer["hookSpecificOutput"].get("permissionDecisionReason", "")
+        reason = answer.get("reason") or answer.get("permissionDecisionReason") or \
+            specific.get("permissionDecisionReason", "")
         sys.stderr.write(f"{reason}\n")
         return EXIT_DENY
     return EXIT_ALLOW

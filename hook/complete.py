@@ -34,6 +34,7 @@ def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None
     if not isinstance(event, dict):
         return "acteon-swarm: the hook input is not a JSON object; no event recorded"
     dialect = dialects.detect(event.get("hook_event_name"), flag) or dialects.CLAUDE
+    event = dialects.claude_shaped(event, dialect, "PostToolUse")
     try:
         key = gate.agent_key(env, key_file)
         run_id, body = event_body(event, dialect, env)

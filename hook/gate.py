@@ -134,6 +134,8 @@ def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None
         reason = "acteon-swarm: the hook input is not a JSON object; call blocked (fail closed)"
         return (dialects.deny(dialect, reason) if dialect else None), dialect, reason
     dialect = dialects.detect(event.get("hook_event_name"), flag)
+    if dialect is not None:
+        event = dialects.claude_shaped(event, dialect, "PreToolUse")
     if dialect is None:
         reason = "acteon-swarm: cannot tell which CLI called (no --cli, unknown hook_event_name); call blocked"
         return None, None, reason

@@ -19,6 +19,7 @@ from acteon_core.settings import (
     WRITERS,
     HookOptions,
     SettingsError,
+    copilot_hooks,
     insecure_ancestor,
     load,
     opencode_plugin,
@@ -27,8 +28,10 @@ from acteon_core.settings import (
 )
 from hook import originals
 
-CLIS = ("claude", "gemini", "codex", "qwen", "opencode")
+CLIS = ("claude", "gemini", "codex", "qwen", "opencode", "copilot")
 PLUGIN_NAME = "acteon-swarm.js"  # OpenCode loads every .js file in its plugins folders
+# CLIs that get a file of our own rather than entries merged into theirs
+OWN_FILE = ("opencode", "copilot")
 
 
 def target_path(args: argparse.Namespace) -> Path:
@@ -39,6 +42,9 @@ def target_path(args: argparse.Namespace) -> Path:
     if args.cli == "claude":
         return {"project": cwd / ".claude" / "settings.json", "local": cwd / ".claude" / "settings.local.json",
                 "user": home / ".claude" / "settings.json"}[args.scope]
+    if args.cli == "copilot":  # Copilot runs every *.json in these folders
+        hooks = home / ".copilot" / "hooks" if args.scope == "user" else cwd / ".github" / "hooks"
+        return hooks / "acteon-swarm.json"
     if args.cli == "opencode":
         config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
         plugins = config / "opencode" / "plugins" if args.scope == "user" else cwd / ".opencode" / "plugins"
@@ -65,7 +71,8 @@ def parser() -> argparse.ArgumentParser:
                         "gemini: .gemini/settings.json | ~/.gemini/settings.json; codex: .codex/hooks.json | "
                         "$CODEX_HOME/hooks.json; qwen: .qwen/settings.json | ~/.qwen/settings.json; "
                         "opencode: the plugin .opencode/plugins/acteon-swarm.js | "
-                        "~/.config/opencode/plugins/acteon-swarm.js (default: %(default)s)")
+                        "~/.config/opencode/plugins/acteon-swarm.js; copilot: .github/hooks/acteon-swarm.json | "
+                        "~/.copilot/hooks/acteon-swarm.json (default: %(default)s)")
     p.add_argument("--url", help=f"gateway URL written into the hook (default: ${c.ENV_URL} or {c.DEFAULT_URL})")
     p.add_argument("--key-file", help=f"file holding the agent key (default: ${c.ENV_AGENT_KEY} at run time)")
     p.add_argument("--budget", type=float, default=c.HOOK_BUDGET_S,
@@ -82,8 +89,8 @@ def main(argv: list[str]) -> int:
     if args.key_file:
         args.key_file = str(Path(args.key_file).expanduser().absolute())
     path = target_path(args)
-    if args.cli == "opencode":
-        return _install_plugin(args, path)
+    if args.cli in OWN_FILE:
+        return _install_own_file(args, path)
     try:
         if args.cli == "gemini" and args.settings and (bad := insecure_ancestor(path)):
             raise SettingsError(
@@ -112,13 +119,14 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _install_plugin(args: argparse.Namespace, path: Path) -> int:
-    """OpenCode: the plugin file, wholly ours (a file of that name that is not is refused)."""
+def _install_own_file(args: argparse.Namespace, path: Path) -> int:
+    """OpenCode's plugin, Copilot's hook file: a file wholly ours (a file of that name that is not is refused)."""
     try:
         if path.exists() and MARKER not in path.read_text(encoding="utf-8", errors="replace"):
-            raise SettingsError(f"{path} exists and is not acteon-swarm's plugin; not touching it")
-        text = opencode_plugin(HookOptions(url=args.url, key_file=args.key_file, budget=args.budget, http=args.http,
-                                           authoritative=args.authoritative))
+            raise SettingsError(f"{path} exists and is not acteon-swarm's; not touching it")
+        opts = HookOptions(url=args.url, key_file=args.key_file, budget=args.budget, http=args.http,
+                           authoritative=args.authoritative)
+        text = opencode_plugin(opts) if args.cli == "opencode" else json.dumps(copilot_hooks(opts), indent=2) + "\n"
     except SettingsError as e:
         sys.stderr.write(f"acteon-swarm-hook install: {e}\n")
         return 2
@@ -126,7 +134,7 @@ def _install_plugin(args: argparse.Namespace, path: Path) -> int:
         sys.stdout.write(text)
         return 0
     write_text_atomic(path, text, new_mode=0o644)
-    sys.stdout.write(f"acteon-swarm gate installed for opencode: {path}\n")
+    sys.stdout.write(f"acteon-swarm gate installed for {args.cli}: {path}\n")
     for warning in _warnings(args):
         sys.stderr.write(f"acteon-swarm-hook install: warning: {warning}\n")
     return 0
@@ -184,13 +192,13 @@ def uninstall_main(argv: list[str]) -> int:
     if not path.exists():
         sys.stdout.write(f"nothing to remove: {path} does not exist\n")
         return 0
-    if args.cli == "opencode":
+    if args.cli in OWN_FILE:
         if MARKER not in path.read_text(encoding="utf-8", errors="replace"):
-            sys.stderr.write(f"acteon-swarm-hook uninstall: {path} is not acteon-swarm's plugin; not touching it\n")
+            sys.stderr.write(f"acteon-swarm-hook uninstall: {path} is not acteon-swarm's; not touching it\n")
             return 2
         if not args.print:
             path.unlink()
-        sys.stdout.write(f"removed the acteon-swarm plugin for opencode: {path}\n")
+        sys.stdout.write(f"removed the acteon-swarm gate for {args.cli}: {path}\n")
         return 0
     try:
         settings = load(path)

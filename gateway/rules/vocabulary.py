@@ -34,6 +34,7 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "category": tuple(sorted(ALL_CATEGORIES)),
     "path_class": (paths.WORKSPACE, paths.TEMP, paths.HOME, paths.SYSTEM),
     "provider": (c.PROVIDER_CLAUDE, c.PROVIDER_GEMINI, c.PROVIDER_CODEX, c.PROVIDER_QWEN, c.PROVIDER_OPENCODE,
+                 c.PROVIDER_COPILOT,
                  c.PROVIDER_ORCHESTRATOR),
     "tool": tuple(sorted({*TOOL_ACTIONS, *_OTHER_TOOLS})),
 }

@@ -101,6 +101,8 @@ def _settings_files(cli: str, cwd: Path, home: Path) -> list[Path]:
         return [cwd / ".codex" / "hooks.json", _codex_home(home) / "hooks.json"]
     if cli == "qwen":
         return [cwd / ".qwen" / "settings.json", home / ".qwen" / "settings.json"]
+    if cli == "copilot":
+        return [cwd / ".github" / "hooks" / "acteon-swarm.json", home / ".copilot" / "hooks" / "acteon-swarm.json"]
     if cli == "opencode":
         config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
         return [cwd / ".opencode" / "plugins" / "acteon-swarm.js", config / "opencode" / "plugins" / "acteon-swarm.js"]
@@ -155,6 +157,11 @@ def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
         settings = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
+    if cli == "copilot":  # {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": …}]}}
+        hooks = settings.get("hooks") if isinstance(settings, dict) else None
+        pre = hooks.get("preToolUse") if isinstance(hooks, dict) else None
+        return [{"type": "command", "command": h["bash"]} for h in pre or []
+                if isinstance(h, dict) and MARKER in str(h.get("bash", ""))]
     event = "BeforeTool" if cli == "gemini" else "PreToolUse"
     hooks = settings.get("hooks") if isinstance(settings, dict) else None
     groups = hooks.get(event) if isinstance(hooks, dict) else None
@@ -186,8 +193,12 @@ def _ask_hook(command: str, cli: str, cwd: Path, shell_command: str) -> tuple[bo
     when it did not answer in time."""
     gemini = cli == "gemini"
     shell = {"gemini": "run_shell_command", "qwen": "run_shell_command", "opencode": "bash"}.get(cli, "Bash")
-    event = {"session_id": "acteon-doctor", "cwd": str(cwd), "tool_name": shell,
-             "tool_input": {"command": shell_command}, "hook_event_name": "BeforeTool" if gemini else "PreToolUse"}
+    event: dict[str, Any] = {"session_id": "acteon-doctor", "cwd": str(cwd), "tool_name": shell,
+                             "tool_input": {"command": shell_command},
+                             "hook_event_name": "BeforeTool" if gemini else "PreToolUse"}
+    if cli == "copilot":  # camelCase and no event name
+        event = {"sessionId": "acteon-doctor", "cwd": str(cwd), "toolName": "bash",
+                 "toolArgs": {"command": shell_command}}
     try:
         r = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(event), capture_output=True, text=True,
                            timeout=60, cwd=cwd)
@@ -262,7 +273,7 @@ def checks(state: Path, cwd: Path, home: Path) -> list[Check]:
            Check("python", PROBLEM, python, "use Python 3.11 or newer"),
            Check("acteon-swarm", OK, f"{c.VERSION} ({installed})")]
     out += _gateway(os.environ.get(c.ENV_URL) or c.DEFAULT_URL, state)
-    for cli in ("claude", "gemini", "codex", "qwen", "opencode"):
+    for cli in ("claude", "gemini", "codex", "qwen", "opencode", "copilot"):
         out += _cli_checks(cli, cwd, home)
     return out
 

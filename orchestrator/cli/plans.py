@@ -172,7 +172,7 @@ def warn_quota(the_plan: Any, cfg: Any) -> None:
 @app.command("validate")
 def plan_validate(
     plan: Annotated[Path, typer.Option("--plan")],
-    engine: Annotated[str | None, typer.Option(help="command | claude | gemini | codex (default: swarm.toml)")] = None,
+    engine: Annotated[str | None, typer.Option(help=" | ".join(ENGINES) + " (default: swarm.toml)")] = None,
     config: ConfigOpt = None,
 ) -> None:
     """Check a plan: ids, dependencies, cycles, roles, and what it needs to run on the engine (each role's

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from acteon_core import contract as c
+from acteon_core.vocabulary import AGENT_ENGINES, ENGINES
 from orchestrator.cli.common import (
     ConfigOpt,
     JsonOut,
@@ -39,7 +40,7 @@ def run(
     prompt: Annotated[str | None, typer.Option("--prompt", help="gather a plan from this request first "
                                                                 "(needs --auto-approve)")] = None,
     resume: Annotated[str | None, typer.Option("--resume", help="resume this run after a crash")] = None,
-    engine: Annotated[str | None, typer.Option(help="command | claude | gemini | codex (default: swarm.toml)")] = None,
+    engine: Annotated[str | None, typer.Option(help=" | ".join(ENGINES) + " (default: swarm.toml)")] = None,
     max_agents: Annotated[int | None, typer.Option("--max-agents", min=1, help="at most this many agents")] = None,
     auto_approve: Annotated[bool, typer.Option("--auto-approve", help="run an unapproved plan")] = False,
     run_id: Annotated[str | None, typer.Option("--run-id", help="the run id (default: generated)")] = None,
@@ -168,7 +169,7 @@ def _gathered_plan_file(prompt: str, cfg: SwarmConfig, state: Path, *, engine: s
                    "`acteon-swarm plan gather` and approve the plan first")
     chosen = engine or cfg.defaults.engine
     if chosen == "command":
-        raise fail("--prompt needs an AI engine to plan with: --engine claude, gemini or codex")
+        raise fail(f"--prompt needs an AI engine to plan with: --engine {'|'.join(AGENT_ENGINES)}")
     gathered = gather_plan(prompt, engine=chosen, model=None, command=None, workdir=None,
                            timeout=cfg.defaults.subtask_timeout_seconds, cfg=cfg, state=state, interactive=False)
     plan = state / "plans" / f"{gathered.plan.id}-{secrets.token_hex(3)}.json"

@@ -1,4 +1,5 @@
-"""Engines run one subtask as one agent session (docs/swarm.md): ``command``, ``claude``, ``gemini``, ``codex``."""
+"""Engines run one subtask as one agent session (docs/swarm.md): ``command``, ``claude``, ``gemini``, ``codex``,
+``opencode``."""
 
 from __future__ import annotations
 
@@ -22,7 +23,11 @@ def get_engine(name: str) -> Engine:
         from orchestrator.engines.codex import CodexEngine
 
         return CodexEngine()
-    raise EngineError(f"unknown engine {name!r} (engines: command, claude, gemini, codex)")
+    if name == "opencode":
+        from orchestrator.engines.opencode import OpenCodeEngine
+
+        return OpenCodeEngine()
+    raise EngineError(f"unknown engine {name!r} (engines: command, claude, gemini, codex, opencode)")
 
 
 __all__ = ["Engine", "EngineError", "SubtaskContext", "SubtaskResult", "get_engine"]

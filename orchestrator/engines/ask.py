@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from acteon_core.settings import claude_settings
-from orchestrator.engines import claude, codex, gemini
+from orchestrator.engines import claude, codex, gemini, opencode
 from orchestrator.engines.base import EngineError, Seat, gate_options, tail
-from orchestrator.engines.usage import from_claude, from_codex, from_gemini
+from orchestrator.engines.usage import from_claude, from_codex, from_gemini, from_opencode
 from orchestrator.process import ProcResult, run_in_group
 
 ROLE = "planner"  # read-only; with no tools offered it is not even used
@@ -106,7 +106,10 @@ async def ask_with_usage(
             return await _ask_gemini(cfg, prompt, workdir, agent_dir, agent_env, gateway_url)
         if chosen == "codex":
             return await _ask_codex(cfg, prompt, workdir, agent_dir, agent_env, gateway_url)
-        raise NoAnswer(f"unknown {cfg.purpose} engine {chosen!r} (engines: command, claude, gemini, codex)")
+        if chosen == "opencode":
+            return await _ask_opencode(cfg, prompt, workdir, agent_dir, agent_env, gateway_url)
+        raise NoAnswer(f"unknown {cfg.purpose} engine {chosen!r} (engines: command, claude, gemini, codex, "
+                       "opencode)")
     except EngineError as e:
         raise NoAnswer(str(e)) from None
     except OSError as e:
@@ -150,19 +153,31 @@ async def _ask_gemini(cfg: Asking, prompt: str, workdir: Path, agent_dir: Path, 
 
 async def _ask_codex(cfg: Asking, prompt: str, workdir: Path, agent_dir: Path, env: dict[str, str],
                      gateway_url: str) -> tuple[str, dict[str, Any]]:
-    # Codex offers its tools whatever the session is for; the asker's role may only read, at the gateway.
-    # No model named: Codex's own default (the user's config.toml).
-    result, answer, events = await codex.run_session(
+    return await _ask_event_cli(codex, "codex", from_codex, cfg, prompt, workdir, agent_dir, env, gateway_url)
+
+
+async def _ask_opencode(cfg: Asking, prompt: str, workdir: Path, agent_dir: Path, env: dict[str, str],
+                        gateway_url: str) -> tuple[str, dict[str, Any]]:
+    return await _ask_event_cli(opencode, "opencode", from_opencode, cfg, prompt, workdir, agent_dir, env,
+                                gateway_url)
+
+
+async def _ask_event_cli(cli: Any, name: str, usage: Any, cfg: Asking, prompt: str, workdir: Path, agent_dir: Path,
+                         env: dict[str, str], gateway_url: str) -> tuple[str, dict[str, Any]]:
+    """Codex and OpenCode print JSON events: their engine module's ``run_session`` gives the final answer and
+    the events, its ``failure`` what went wrong. Both offer their tools whatever the session is for; the
+    asker's role may only read, at the gateway. No model named: the CLI's own default (the user's config)."""
+    result, answer, events = await cli.run_session(
         prompt=prompt, hook=gate_options(gateway_url, cfg.timeout_seconds), agent_dir=agent_dir, workdir=workdir,
         env=env, timeout_s=cfg.timeout_seconds, extra_args=["--model", cfg.model] if cfg.model else ())
     _check_exit(cfg, result, agent_dir)
-    problem = codex.failure(events)
+    problem = cli.failure(events)
     if problem is not None:
-        raise NoAnswer(f"codex reported an error: {problem[:300]}")
-    _check_size(agent_dir / "result.md")
+        raise NoAnswer(f"{name} reported an error: {problem[:300]}")
+    _check_size(agent_dir / "events.jsonl")
     if not answer.strip():
-        raise NoAnswer("codex gave no final message")
-    return answer, from_codex(events).fields()
+        raise NoAnswer(f"{name} gave no final message")
+    return str(answer), usage(events).fields()
 
 
 def _answer(cfg: Asking, result: ProcResult, agent_dir: Path, data: dict[str, Any], cli: str, error: object,

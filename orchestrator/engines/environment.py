@@ -32,7 +32,7 @@ _PREFIXES = (
     # the agent CLIs and their model APIs (the tests' fake model servers are configured this way too)
     "ANTHROPIC_", "CLAUDE_", "DISABLE_", "GEMINI_", "GOOGLE_", "VERTEX_", "CLOUD_ML_", "CODEX_", "OPENAI_",
     "NODE_", "NPM_CONFIG_", "PYTHON", "PIP_", "UV_",
-    "ACTEON_CLAUDE_BIN", "ACTEON_GEMINI_BIN", "ACTEON_CODEX_BIN",
+    "ACTEON_CLAUDE_BIN", "ACTEON_GEMINI_BIN", "ACTEON_CODEX_BIN", "ACTEON_OPENCODE_BIN",
 )
 # Never passed, whatever the allow-list or the user's pass_env says.
 _NEVER = frozenset({

@@ -3,7 +3,8 @@
 Claude Code's ``--output-format json`` result carries ``usage`` (input, output, cache creation and cache
 read tokens) and ``total_cost_usd``. Gemini CLI's carries ``stats.models.<model>.tokens`` (prompt,
 candidates, cached, …) and no cost; Codex CLI's ``--json`` events end each turn with ``turn.completed`` and its
-``usage`` (input, cached input, output tokens), no cost. Fields a CLI does not report stay None: nothing is
+``usage`` (input, cached input, output tokens), no cost; OpenCode's ``--format json`` a ``step_finish`` per
+request with its tokens and cost. Fields a CLI does not report stay None: nothing is
 estimated.
 """
 
@@ -71,4 +72,20 @@ def from_codex(events: list[dict[str, Any]]) -> Usage:
         input_tokens=_sum([_count(u.get("input_tokens")) for u in turns]),
         output_tokens=_sum([_count(u.get("output_tokens")) for u in turns]),
         cached_tokens=_sum([_count(u.get("cached_input_tokens")) for u in turns]),
+    )
+
+
+def from_opencode(events: list[dict[str, Any]]) -> Usage:
+    """OpenCode's ``--format json``: a ``step_finish`` per model request with its ``tokens`` and ``cost``."""
+    steps = [e["part"] for e in events if e.get("type") == "step_finish" and isinstance(e.get("part"), dict)]
+    tokens = [s["tokens"] for s in steps if isinstance(s.get("tokens"), dict)]
+    if not tokens:
+        return Usage()
+    costs = [c for c in (s.get("cost") for s in steps) if isinstance(c, int | float) and not isinstance(c, bool)]
+    cache = [t.get("cache") if isinstance(t.get("cache"), dict) else {} for t in tokens]
+    return Usage(
+        input_tokens=_sum([_count(t.get("input")) for t in tokens]),
+        output_tokens=_sum([_count(t.get("output")) for t in tokens]),
+        cached_tokens=_sum([_count(c.get("read")) for c in cache]),
+        cost_usd=round(sum(costs), 6) if costs else None,
     )

@@ -129,7 +129,7 @@ _TERMS = [
                                                                  "run_finished is 'running')."),
     _d("statusReason", "swarm:SwarmTask", "xsd:string", "Why the task got its last status."),
     _d("priority", "swarm:SwarmTask", "xsd:integer", "The plan's priority (lower runs first)."),
-    _d("engine", "swarm:SwarmRun swarm:AgentSession", "xsd:string", "command, claude, gemini or codex."),
+    _d("engine", "swarm:SwarmRun swarm:AgentSession", "xsd:string", "command, claude, gemini, codex or opencode."),
     _d("planId", "swarm:SwarmRun", "xsd:string", "The id of the plan run."),
     _d("startedAt", "swarm:SwarmRun swarm:SwarmTask swarm:Subtask swarm:AgentSession", "xsd:dateTime",
        "Journal time it started (also written as prov:startedAtTime).", "prov:startedAtTime"),

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from acteon_core.files import write_atomic, write_text_atomic
+from acteon_core.vocabulary import AGENT_ENGINES
 from orchestrator.engines.base import SubtaskResult
 from orchestrator.lenses.answers import MAX_ANSWER_CHARS, AnswerError, Finding, parse_answer, parse_evidence
 from orchestrator.lenses.clusters import cluster, ranked
@@ -93,7 +94,7 @@ def check_lenses(plan: Plan, roles: dict[str, Role], run_engine: str) -> None:
         for m in task.lens.members:
             if (m.engine or ("command" if m.command else run_engine)) == "command" and m.command is None:
                 errors.append(f"lens member '{m.id}' of task '{task.id}' runs on the command engine but has no "
-                              "'command' (give it one, or an engine: claude, gemini or codex)")
+                              "'command' (give it one, or an engine: " + ", ".join(AGENT_ENGINES) + ")")
     if errors:
         raise PlanError(errors)
 

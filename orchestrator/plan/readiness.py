@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from acteon_core.vocabulary import AGENT_ENGINES
 from orchestrator.plan.model import Plan
 from orchestrator.roles import Role, expand_tools
 
@@ -34,7 +35,7 @@ def run_problems(plan: Plan, roles: Mapping[str, Role], engine: str, env: Mappin
                                   "give the task a role with Bash, or the subtask a prompt")
             elif engine == "command":
                 errors.append(f"{where} has a prompt, but the engine is 'command' (no agent reads it): use "
-                              "--engine claude, gemini or codex, or give the subtask a command")
+                              f"--engine {'|'.join(AGENT_ENGINES)}, or give the subtask a command")
             else:
                 needs.setdefault(engine, []).append(where)
         if t.lens is None:
@@ -57,9 +58,9 @@ def run_problems(plan: Plan, roles: Mapping[str, Role], engine: str, env: Mappin
 
 
 def _missing_clis(needs: Mapping[str, list[str]], env: Mapping[str, str]) -> list[str]:
-    from orchestrator.engines import EngineError, claude, codex, gemini
+    from orchestrator.engines import EngineError, claude, codex, gemini, opencode
 
-    binaries = {"claude": claude.binary, "gemini": gemini.binary, "codex": codex.binary}
+    binaries = {"claude": claude.binary, "gemini": gemini.binary, "codex": codex.binary, "opencode": opencode.binary}
     errors = []
     for engine, users in needs.items():
         find = binaries.get(engine)

@@ -9,6 +9,7 @@ import dataclasses
 import functools
 from pathlib import Path
 
+from acteon_core.vocabulary import AGENT_ENGINES
 from orchestrator import events as E
 from orchestrator import rundir as R
 from orchestrator.adversarial.loop import Gate
@@ -67,7 +68,7 @@ class Sessions:
         try:
             if prompt is not None and engine == "command":
                 raise EngineError(f"subtask {sub_id} has a prompt but the run's engine is 'command'; "
-                                  "use --engine claude, gemini or codex")
+                                  f"use --engine {'|'.join(AGENT_ENGINES)}")
             # The task's n-th attempt (a retry by the refiner or a person runs it again; counted from the
             # journal). A resume runs the same attempt: an executor that ran it elsewhere re-attaches to it,
             # or takes its result if it finished while this process was down.

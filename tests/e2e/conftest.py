@@ -57,6 +57,11 @@ def opencode_bin() -> str:
     return _binary("opencode")
 
 
+@pytest.fixture(scope="session")
+def copilot_bin() -> str:
+    return _binary("copilot")
+
+
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One gateway process (embedded store, default pack) for a test module; tests use separate runs."""
@@ -242,6 +247,24 @@ def run_opencode(opencode_bin: str, sb: Sandbox, script: Script, *, gateway: str
         }
         p = subprocess.run([opencode_bin, "run", "Do the task."], cwd=sb.workspace, env=env, capture_output=True,
                            text=True, timeout=240, stdin=subprocess.DEVNULL)
+    return Result(p.returncode, p.stdout, p.stderr, script)
+
+
+def run_copilot(copilot_bin: str, sb: Sandbox, script: Script, *, gateway: str, run_id: str, key: str,
+                agent_id: str = "copilot-agent-1", budget: str = "20") -> Result:
+    """``copilot -p`` offline with its BYOK Anthropic provider pointed at the fake model, every tool allowed
+    (the gate is the check), the gate installed in ~/.copilot/hooks/ by the installer."""
+    install("copilot", sb.home / ".copilot" / "hooks" / "acteon-swarm.json", gateway, "--budget", budget,
+            "--authoritative")
+    with fake_model(script) as model:
+        env = {
+            "PATH": os.environ["PATH"], "HOME": str(sb.home), "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": model, "COPILOT_PROVIDER_TYPE": "anthropic",
+            "COPILOT_PROVIDER_API_KEY": "sk-ant-fake", "COPILOT_MODEL": "claude-sonnet-4.5",
+            "ACTEON_AGENT_KEY": key, "ACTEON_RUN_ID": run_id, "ACTEON_AGENT_ID": agent_id,
+        }
+        p = subprocess.run([copilot_bin, "-p", "Do the task.", "--allow-all-tools"], cwd=sb.workspace, env=env,
+                           capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
     return Result(p.returncode, p.stdout, p.stderr, script)
 
 

@@ -105,10 +105,10 @@ def test_claude_lens_swarm_counts_votes_and_fences_an_injecting_member(claude_bi
 
 
 def test_a_quorum_across_vendors_asks_each_member_with_its_own_model(claude_bin, gemini_bin, codex_bin,
-                                                                     sandbox) -> None:
-    """The same question to four members that differ only by engine and model — Claude Code, Gemini CLI and
-    Codex CLI: each CLI is started with the member's model (the fake server sees which), all four answers
-    count, and the agreed finding is consensus."""
+                                                                     opencode_bin, sandbox) -> None:
+    """The same question to five members that differ only by engine and model — Claude Code, Gemini CLI,
+    Codex CLI and OpenCode: each CLI is started with the member's model (the fake server sees which), all five
+    answers count, and the agreed finding is consensus."""
     ws, home = sandbox.workspace, sandbox.home
     codex_home = sandbox.root / "codex-home"
     codex_home.mkdir(mode=0o700)
@@ -126,20 +126,26 @@ def test_a_quorum_across_vendors_asks_each_member_with_its_own_model(claude_bin,
             "question": question, "members": [{"id": "c-sonnet", "engine": "claude", "model": "sonnet"},
                                               {"id": "c-opus", "engine": "claude", "model": "opus"},
                                               {"id": "g-pro", "engine": "gemini", "model": "gemini-2.5-pro"},
-                                              {"id": "x-coder", "engine": "codex", "model": "fake-coder"}]}}],
+                                              {"id": "x-coder", "engine": "codex", "model": "fake-coder"},
+                                              {"id": "o-sonnet", "engine": "opencode",
+                                               "model": "anthropic/claude-sonnet-4-5"}]}}],
     }
     (sandbox.root / "plan.json").write_text(json.dumps(plan))
     answer = findings(("shell injection: input() into os.system", "security", "critical", "app.py:2"))
     script = Script(steps=[], subagents={"QUORUM-QUESTION": [], MERGER_MARK: []},
-                    finals={MERGER_MARK: "c1: all four members agree (4/4).", "QUORUM-QUESTION": answer})
+                    finals={MERGER_MARK: "c1: all five members agree (5/5).", "QUORUM-QUESTION": answer})
     state = sandbox.root / "state"
     with fake_model(script) as model:
         # Codex's own default model is another one: the member's --model must win
         (codex_home / "config.toml").write_text(
             f'model = "default-model"\nmodel_provider = "fake"\nmodel_catalog_json = "{codex_home / "models.json"}"\n'
             f'[model_providers.fake]\nname = "fake"\nbase_url = "{model}/v1"\nwire_api = "responses"\n')
+        (home / ".config" / "opencode").mkdir(parents=True)
+        (home / ".config" / "opencode" / "opencode.json").write_text(json.dumps({
+            "provider": {"anthropic": {"options": {"baseURL": f"{model}/v1", "apiKey": "sk-ant-fake"}}},
+            "autoupdate": False, "share": "disabled"}))
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(ROOT),
-               "CODEX_HOME": str(codex_home), "ACTEON_CODEX_BIN": codex_bin,
+               "CODEX_HOME": str(codex_home), "ACTEON_CODEX_BIN": codex_bin, "ACTEON_OPENCODE_BIN": opencode_bin,
                "ANTHROPIC_BASE_URL": model, "ANTHROPIC_API_KEY": "sk-ant-fake",
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
                "GOOGLE_GEMINI_BASE_URL": model, "GEMINI_API_KEY": "fake", "GEMINI_TELEMETRY_ENABLED": "false",
@@ -149,11 +155,13 @@ def test_a_quorum_across_vendors_asks_each_member_with_its_own_model(claude_bin,
                            capture_output=True, text=True, env=env, cwd=ws, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     merged = json.loads((state / "runs" / "quorum" / "lens" / "q" / "merged.json").read_text())
-    assert merged["result"] == "ok" and merged["answered"] == 4
+    assert merged["result"] == "ok" and merged["answered"] == 5
     (agreed,) = merged["clusters"]
-    assert (agreed["votes"], agreed["tier"], agreed["severity"]) == (4, "consensus", "critical")
-    assert {m["id"]: m["engine"] for m in merged["members"]} == {"c-sonnet": "claude", "c-opus": "claude",
-                                                                 "g-pro": "gemini", "x-coder": "codex"}
+    assert (agreed["votes"], agreed["tier"], agreed["severity"]) == (5, "consensus", "critical")
+    assert {m["id"]: m["engine"] for m in merged["members"]} == {
+        "c-sonnet": "claude", "c-opus": "claude", "g-pro": "gemini", "x-coder": "codex", "o-sonnet": "opencode"}
+    opencode_models = {q.get("model") for q in script.requests if "opencode" in json.dumps(q.get("system", ""))}
+    assert opencode_models == {"claude-sonnet-4-5"}
     codex_models = {q.get("model") for q, path in zip(script.requests, script.paths, strict=True)
                     if path.startswith("/v1/responses")}
     assert codex_models == {"fake-coder"}

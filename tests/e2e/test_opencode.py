@@ -5,6 +5,10 @@ what reached the model."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 import uuid
 from typing import Any
@@ -12,8 +16,9 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import audit, dead_gateway_url, new_run, run_opencode
-from tests.e2e.fake_models import Script
+from tests.e2e.fake_models import Script, fake_model
 from tests.hook.fake_gateway import fake_gateway
+from tests.support import ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # real agent CLIs: seconds each
 
@@ -74,3 +79,47 @@ def test_a_gateway_that_hangs_is_a_block_at_the_gates_budget(opencode_bin, sandb
     assert not (sandbox.workspace / "out.txt").exists()
     assert "did not answer in time" in result.script.tool_results()[0]
     assert elapsed < 60
+
+
+def test_a_plan_runs_on_the_opencode_engine_behind_the_gateway(opencode_bin, sandbox):
+    """`--engine opencode`: each agent is an `opencode run` whose session config loads the gate plugin from the
+    agent's own folder (nothing is written into the project's .opencode/)."""
+    ws, home = sandbox.workspace, sandbox.home
+    precious = sandbox.precious()
+    plan = {
+        "id": "o-plan", "objective": "two opencode agents", "status": "approved", "estimated_actions": 20,
+        "scope": {"working_directory": str(ws), "max_agents": 2},
+        "tasks": [
+            {"id": "a", "name": "a", "assigned_role": "coder",
+             "subtasks": [{"id": "a1", "name": "a", "prompt": "MARKER-O-A write a"}]},
+            {"id": "b", "name": "b", "assigned_role": "coder", "depends_on": ["a"],
+             "subtasks": [{"id": "b1", "name": "b", "prompt": "MARKER-O-B tidy"}]},
+        ],
+    }
+    (sandbox.root / "plan.json").write_text(json.dumps(plan))
+    script = Script(steps=[], subagents={
+        "MARKER-O-A": [[("write", {"filePath": str(ws / "a.txt"), "content": "a\n"})]],
+        "MARKER-O-B": [[_bash(f"rm -rf {precious}")], [_bash("cat a.txt > b.txt")]],
+    }, finals={"MARKER-O-A": "wrote a.txt", "MARKER-O-B": "copied it"})
+    state = sandbox.root / "state"
+    with fake_model(script) as model:
+        config = home / ".config" / "opencode"
+        config.mkdir(parents=True)
+        (config / "opencode.json").write_text(json.dumps({  # the user's own OpenCode configuration
+            "provider": {"anthropic": {"options": {"baseURL": f"{model}/v1", "apiKey": "sk-ant-fake"}}},
+            "model": "anthropic/claude-sonnet-4-5", "autoupdate": False, "share": "disabled"}))
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(ROOT),
+               "ACTEON_OPENCODE_BIN": opencode_bin}
+        r = subprocess.run([sys.executable, "-m", "orchestrator.cli", "run", "--plan", str(sandbox.root / "plan.json"),
+                            "--engine", "opencode", "--state-dir", str(state), "--run-id", "opencode-e2e", "--json"],
+                           capture_output=True, text=True, env=env, cwd=ws, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    report = json.loads(r.stdout)
+    assert report["tasks"] == {"a": "done", "b": "done"}
+    assert (ws / "b.txt").read_text() == "a\n" and (precious / "data.txt").read_text() == "keep me"
+    assert report["stats"]["suppressed"] == 1 and report["stats"]["executed"] == 2
+    assert not (ws / ".opencode").exists()  # the gate came with the session, not into the project
+    events = [json.loads(line) for line in (state / "runs" / "opencode-e2e" / "events.jsonl").read_text().splitlines()]
+    finished = {e["task_id"]: e for e in events if e["type"] == "subtask_finished"}
+    assert finished["a"]["ok"] and finished["b"]["ok"] and finished["b"]["input_tokens"] == 30
+    assert "copied it" in "".join(p.read_text() for p in (state / "runs" / "opencode-e2e").rglob("result.md"))

@@ -276,6 +276,19 @@ def test_opencode_gets_the_plugin_file_and_a_foreign_one_is_left_alone(tmp_path:
     assert not plugin.exists()
     plugin.write_text("export const Mine = async () => ({});\n")  # the user's own file of that name
     r = install("--cli", "opencode", "--scope", "project", cwd=tmp_path)
-    assert r.returncode == 2 and "not acteon-swarm's plugin" in r.stderr
+    assert r.returncode == 2 and "not acteon-swarm's" in r.stderr
     r = uninstall("--cli", "opencode", "--scope", "project", cwd=tmp_path)
     assert r.returncode == 2 and plugin.read_text() == "export const Mine = async () => ({});\n"
+
+
+def test_copilot_gets_a_hook_file_of_its_own(tmp_path: Path) -> None:
+    r = install("--cli", "copilot", "--scope", "project", "--budget", "40", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    hooks = json.loads((tmp_path / ".github" / "hooks" / "acteon-swarm.json").read_text())
+    (gate,) = hooks["hooks"]["preToolUse"]
+    assert hooks["version"] == 1 and gate["timeoutSec"] == 50 and " gate --cli copilot " in gate["bash"]
+    assert " complete --cli copilot " in hooks["hooks"]["postToolUse"][0]["bash"]
+    assert install("--cli", "copilot", "--scope", "user", cwd=tmp_path).returncode == 0
+    assert (tmp_path / ".copilot" / "hooks" / "acteon-swarm.json").exists()
+    assert uninstall("--cli", "copilot", "--scope", "project", cwd=tmp_path).returncode == 0
+    assert not (tmp_path / ".github" / "hooks" / "acteon-swarm.json").exists()

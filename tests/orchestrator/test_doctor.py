@@ -27,7 +27,8 @@ def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
         d.mkdir()
     home.chmod(0o700)
     for cli, version in (("claude", "2.1.328 (Claude Code)"), ("gemini", "0.61.0"), ("codex", "codex-cli 0.169.0"),
-                          ("qwen", "0.24.4"), ("opencode", "1.18.33")):
+                          ("qwen", "0.24.4"), ("opencode", "1.18.33"),
+                          ("copilot", "GitHub Copilot CLI 1.0.102")):
         stub = bin_dir / cli
         stub.write_text(f"#!/bin/sh\necho '{version}'\n")
         stub.chmod(0o755)
@@ -164,8 +165,9 @@ def test_codex_is_probed_and_an_untrusted_gate_is_a_problem(setup) -> None:  # t
 
 
 @pytest.mark.parametrize(("cli", "where"), [("qwen", ".qwen/settings.json"),
-                                           ("opencode", ".opencode/plugins/acteon-swarm.js")])
-def test_qwen_and_opencode_are_probed_through_the_installed_gate(setup, cli: str, where: str) -> None:  # type: ignore[no-untyped-def]
+                                           ("opencode", ".opencode/plugins/acteon-swarm.js"),
+                                           ("copilot", ".github/hooks/acteon-swarm.json")])
+def test_qwen_opencode_and_copilot_are_probed_through_the_installed_gate(setup, cli: str, where: str) -> None:  # type: ignore[no-untyped-def]
     install(setup, cli)
     _code, checks = doctor(setup)
     assert checks[cli]["status"] == "ok"

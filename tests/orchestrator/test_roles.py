@@ -199,7 +199,7 @@ def test_expand_tools_maps_every_clis_names() -> None:
     assert expand_tools(["Bash"]) == ["Bash", "bash", "run_shell_command"]
     assert expand_tools(["run_shell_command"]) == ["Bash", "bash", "run_shell_command"]
     assert expand_tools(["Agent"]) == ["Agent", "Task", "agent", "invoke_agent", "spawn_agent", "task"]
-    assert expand_tools(["Write"]) == ["Write", "apply_patch", "write", "write_file"]  # Codex's patches write files
+    assert expand_tools(["Write"]) == ["Write", "apply_patch", "create", "write", "write_file"]  # patches write files
     assert expand_tools(["Edit"]) == ["Edit", "MultiEdit", "edit", "replace"]
     assert expand_tools(["mcp__x__y"]) == ["mcp__x__y"]
 
