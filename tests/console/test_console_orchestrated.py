@@ -22,6 +22,7 @@ def _unknowable(tid: str, out: str) -> dict[str, Any]:
     return t
 
 
+@pytest.mark.slow
 def test_approve_and_reject_in_the_browser_reach_the_agents(tmp_path: Path, gateway: Gateway, context: Any) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

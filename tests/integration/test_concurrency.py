@@ -179,6 +179,7 @@ def test_32_claimers_on_overlapping_globs_exactly_one_holds(two_gateways, trial)
     asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_claimers_taking_turns_never_hold_overlapping_claims_at_once(two_gateways) -> None:
     """Each of 32 claimers claims until granted, holds, releases; at no moment do two hold at once, and every
     grant carries a larger fencing token than the one before."""

@@ -62,6 +62,7 @@ def home(tmp_path: Path) -> Path:
     return tmp_path / "home"
 
 
+@pytest.mark.slow
 def test_a_first_run_in_a_plain_folder(tmp_path: Path, home: Path) -> None:
     folder = tmp_path / "my-notes"
     folder.mkdir()
@@ -71,6 +72,7 @@ def test_a_first_run_in_a_plain_folder(tmp_path: Path, home: Path) -> None:
     assert (folder / "ideas.md").read_text() == "# ideas\n"  # the run read the folder, wrote nothing in it
 
 
+@pytest.mark.slow
 def test_a_first_run_in_a_git_repository(tmp_path: Path, home: Path) -> None:
     folder = tmp_path / "my-app"
     folder.mkdir()

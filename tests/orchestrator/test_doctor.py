@@ -75,6 +75,7 @@ def test_a_healthy_setup(setup) -> None:  # type: ignore[no-untyped-def]
     assert checks["store"]["status"] == "note"  # the embedded store loses everything on restart
 
 
+@pytest.mark.slow
 def test_each_problem_is_named_with_its_fix(setup, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     code, checks = doctor(setup)  # no hooks installed: installed CLIs that are simply not gated here
     assert code == 0
@@ -88,6 +89,7 @@ def test_each_problem_is_named_with_its_fix(setup, tmp_path: Path) -> None:  # t
     assert checks["gateway"]["status"] == "PROBLEM" and "acteon-gateway" in checks["gateway"]["fix"]
 
 
+@pytest.mark.slow
 def test_a_hook_that_lets_a_destructive_call_through_fails_the_probe(setup, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     rules = tmp_path / "allow-all"
     rules.mkdir()

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.orchestrator.test_run import cli, gw, journal, plan, start_cli, task, write_plan  # noqa: F401 - gw: fixture
 from tests.support import wait_until
 
@@ -82,6 +84,7 @@ def run(tmp_path: Path, tasks: list[dict[str, Any]], run_id: str, *, merger: boo
     return json.loads(r.stdout), tmp_path / "state" / "runs" / run_id
 
 
+@pytest.mark.slow
 def test_four_lenses_one_failing_one_timing_out_give_counted_findings_and_a_degraded_quorum(tmp_path: Path) -> None:
     members = [
         member(tmp_path, "m1", [finding("src/app.py", 10), finding("src/app.py", 40, "docs", "low")]),
@@ -120,6 +123,7 @@ def test_four_lenses_one_failing_one_timing_out_give_counted_findings_and_a_degr
     assert "id=m1>>>" in saw and "id=m2>>>" in saw and "id=m3>>>" not in saw and "src/db.py" not in saw
 
 
+@pytest.mark.slow
 def test_a_missing_critical_lens_warns_and_fails_the_task_under_strict(tmp_path: Path) -> None:
     def members() -> list[dict[str, Any]]:
         return [member(tmp_path, "sec", None, then="exit 1", critical=True),
@@ -197,6 +201,7 @@ def test_members_run_at_most_max_parallel_at_once_and_within_max_agents(tmp_path
     assert "Review the service for problems" in prompt and '"findings"' in prompt
 
 
+@pytest.mark.slow
 def test_kill_9_mid_swarm_then_resume_does_not_ask_members_that_answered(tmp_path: Path, gw) -> None:  # noqa: F811
     script = tmp_path / "count.py"
     script.write_text(COUNTING_MEMBER)
@@ -233,6 +238,7 @@ def test_kill_9_mid_swarm_then_resume_does_not_ask_members_that_answered(tmp_pat
     assert merged["result"] == "ok" and merged["clusters"][0]["votes"] == 3
 
 
+@pytest.mark.slow
 def test_in_a_git_repository_members_share_a_view_and_nothing_of_a_lens_is_merged(tmp_path: Path) -> None:
     from tests.worktrees.test_parallel_writers import git, snapshot, user_repo
 

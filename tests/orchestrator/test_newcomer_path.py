@@ -135,6 +135,7 @@ def test_kill_9_then_resume_on_the_embedded_gateway(tmp_path: Path) -> None:
     assert stats["dispatched"] == len(audit)  # both gateways' decisions counted, as the audit lists them
 
 
+@pytest.mark.slow
 def test_approvals_reach_a_run_served_by_its_embedded_gateway(tmp_path: Path) -> None:
     """Point 5: a run on its own embedded gateway pauses on an approval; `approvals list` in another process
     finds it (full command, agent, role, rule) and `approvals approve` lets the task finish."""

@@ -60,6 +60,7 @@ def test_a_parked_task_waits_for_approval_then_runs_once(tmp_path: Path) -> None
     assert json.loads(cli("park", "list", *state, "--json").stdout) == []
 
 
+@pytest.mark.slow
 def test_reject_skips_the_task_and_blocks_its_dependents(tmp_path: Path) -> None:
     ws, p = _plan(tmp_path)
     state = ["--state-dir", str(tmp_path / "state")]

@@ -100,6 +100,7 @@ def intervals(state: Path, run_id: str) -> dict[str, tuple[int, int]]:
     return spans
 
 
+@pytest.mark.slow
 def test_overlapping_scopes_never_run_together_and_everything_merges_verified(tmp_path: Path) -> None:
     repo = user_repo(tmp_path)
     before = snapshot(repo)
