@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from acteon_core import contract as c
 from acteon_core.settings import HookOptions
 from orchestrator.engines.environment import agent_environment
+from orchestrator.engines.usage import Usage
 from orchestrator.gatewayclient import GatewayClient
 from orchestrator.process import ProcResult
 
@@ -119,6 +120,44 @@ def read_output(out: Path, max_output_bytes: int) -> dict[str, Any]:
 
 
 MAX_OUTPUT = 20_000  # characters of an agent's answer kept for findings and the refiner
+
+
+def read_json_lines(path: Path, limit: int = 8 << 20) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON-lines file (Codex's and OpenCode's events); a line that is not one is skipped,
+    and a file beyond ``limit`` bytes is read up to it."""
+    try:
+        with path.open("rb") as f:
+            raw = f.read(limit)
+    except OSError:
+        return []
+    events = []
+    for line in raw.splitlines():
+        try:
+            event = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+EventSession = Callable[..., Awaitable[tuple[ProcResult, str, list[dict[str, Any]]]]]
+
+
+async def run_event_cli(ctx: SubtaskContext, run_session: EventSession,
+                        failure: Callable[[list[dict[str, Any]]], str | None],
+                        usage: Callable[[list[dict[str, Any]]], Usage]) -> SubtaskResult:
+    """One subtask on a CLI that prints JSON events (Codex, OpenCode): its engine module's ``run_session``
+    gives the final answer and the events, ``failure`` what the CLI said went wrong, ``usage`` its tokens."""
+    started = time.monotonic()
+    prompt = ctx.prompt or ""
+    (ctx.agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
+    result, answer, events = await run_session(
+        prompt=prompt, hook=hook_options(ctx), agent_dir=ctx.agent_dir, workdir=ctx.workdir, env=ctx.agent_env(),
+        timeout_s=ctx.timeout_s, on_start=ctx.on_start, extra_args=["--model", ctx.model] if ctx.model else ())
+    problem = failure(events)
+    return session_result(ctx, started, result, ok=problem is None, answer=answer, problem=problem,
+                          usage=usage(events).fields())
 
 
 def session_result(ctx: SubtaskContext, started: float, result: ProcResult, *, ok: bool, answer: str,

@@ -13,7 +13,6 @@ Codex runs a call whose hook fails, so the hook's budget ends well inside the ti
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,8 @@ from orchestrator.engines.base import (
     SubtaskContext,
     SubtaskResult,
     cli_binary,
-    hook_options,
-    session_result,
+    read_json_lines,
+    run_event_cli,
 )
 from orchestrator.engines.usage import from_codex
 from orchestrator.process import ProcResult, run_in_group
@@ -74,26 +73,7 @@ async def run_session(*, prompt: str, hook: HookOptions, agent_dir: Path, workdi
         answer = answer_file.read_text(encoding="utf-8", errors="replace")
     except OSError:
         answer = ""
-    return result, answer, read_events(events_file)
-
-
-def read_events(path: Path, limit: int = 8 << 20) -> list[dict[str, Any]]:
-    """Codex's ``--json`` events (one JSON object a line); what is not one is skipped, and a file beyond
-    ``limit`` bytes is read up to it."""
-    try:
-        with path.open("rb") as f:
-            raw = f.read(limit)
-    except OSError:
-        return []
-    events = []
-    for line in raw.splitlines():
-        try:
-            event = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
+    return result, answer, read_json_lines(events_file)
 
 
 def failure(events: list[dict[str, Any]]) -> str | None:
@@ -111,16 +91,7 @@ class CodexEngine:
     name = "codex"
 
     async def run_subtask(self, ctx: SubtaskContext) -> SubtaskResult:
-        started = time.monotonic()
-        prompt = ctx.prompt or ""
-        (ctx.agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
-        result, full, events = await run_session(
-            prompt=prompt, hook=hook_options(ctx), agent_dir=ctx.agent_dir, workdir=ctx.workdir,
-            env=ctx.agent_env(), timeout_s=ctx.timeout_s, on_start=ctx.on_start,
-            extra_args=["--model", ctx.model] if ctx.model else ())
-        problem = failure(events)
-        return session_result(ctx, started, result, ok=problem is None, answer=full, problem=problem,
-                              usage=from_codex(events).fields())
+        return await run_event_cli(ctx, run_session, failure, from_codex)
 
 
 __all__ = ["CodexEngine", "binary", "gate_flags", "run_session"]

@@ -9,15 +9,19 @@ the other engines run without prompts: the gate is the boundary (docs/clis.md#op
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from acteon_core.files import write_atomic, write_text_atomic
 from acteon_core.settings import HookOptions, opencode_plugin
-from orchestrator.engines.base import SubtaskContext, SubtaskResult, cli_binary, hook_options, session_result
-from orchestrator.engines.codex import read_events
+from orchestrator.engines.base import (
+    SubtaskContext,
+    SubtaskResult,
+    cli_binary,
+    read_json_lines,
+    run_event_cli,
+)
 from orchestrator.engines.usage import from_opencode
 from orchestrator.process import ProcResult, run_in_group
 
@@ -48,7 +52,7 @@ async def run_session(*, prompt: str, hook: HookOptions, agent_dir: Path, workdi
     result = await run_in_group(argv, cwd=workdir, env={**env, "OPENCODE_CONFIG": str(config)},
                                 stdout_path=events_file, stderr_path=agent_dir / "stderr.log", timeout_s=timeout_s,
                                 on_start=on_start)
-    events = read_events(events_file)
+    events = read_json_lines(events_file)
     return result, final_text(events), events
 
 
@@ -77,16 +81,7 @@ class OpenCodeEngine:
     name = "opencode"
 
     async def run_subtask(self, ctx: SubtaskContext) -> SubtaskResult:
-        started = time.monotonic()
-        prompt = ctx.prompt or ""
-        (ctx.agent_dir / "prompt.md").write_text(prompt, encoding="utf-8")
-        result, answer, events = await run_session(
-            prompt=prompt, hook=hook_options(ctx), agent_dir=ctx.agent_dir, workdir=ctx.workdir,
-            env=ctx.agent_env(), timeout_s=ctx.timeout_s, on_start=ctx.on_start,
-            extra_args=["--model", ctx.model] if ctx.model else ())
-        problem = failure(events)
-        return session_result(ctx, started, result, ok=problem is None, answer=answer, problem=problem,
-                              usage=from_opencode(events).fields())
+        return await run_event_cli(ctx, run_session, failure, from_opencode)
 
 
 __all__ = ["OpenCodeEngine", "binary", "final_text", "run_session", "session_config"]

@@ -8,7 +8,8 @@ import tomllib
 from pathlib import Path
 
 from acteon_core.settings import HookOptions
-from orchestrator.engines.codex import failure, gate_flags, read_events
+from orchestrator.engines.base import read_json_lines
+from orchestrator.engines.codex import failure, gate_flags
 from orchestrator.engines.usage import from_codex
 
 
@@ -31,9 +32,9 @@ def test_events_usage_and_failures_as_codex_prints_them(tmp_path: Path) -> None:
         json.dumps({"type": "turn.completed", "usage": {"input_tokens": 40, "cached_input_tokens": 8,
                                                         "output_tokens": 20}}),
     ]))
-    read = read_events(events)
+    read = read_json_lines(events)
     assert [e["type"] for e in read] == ["thread.started", "turn.completed"]
     assert from_codex(read).fields() == {"input_tokens": 40, "output_tokens": 20, "cached_tokens": 8}
     assert failure(read) is None
     assert failure([*read, {"type": "turn.failed", "error": {"message": "model unreachable"}}]) == "model unreachable"
-    assert read_events(tmp_path / "missing.jsonl") == [] and from_codex([]).fields() == {}
+    assert read_json_lines(tmp_path / "missing.jsonl") == [] and from_codex([]).fields() == {}
