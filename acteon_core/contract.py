@@ -68,8 +68,11 @@ F_MCP_SERVER = "mcp_server"
 # The local programs a shell command may run, as the command hook read them: {absolute path: text, or null
 # when too large to send}. Absent: the gateway reads them itself where it shares the agent's filesystem.
 F_FILES = "files"
-# The tools that run a shell command (every CLI's name); their calls get ``files``.
-SHELL_TOOLS = ("Bash", "run_shell_command", "bash")
+# The tools that run a shell command (every CLI's name: Claude's, Gemini's, Codex's/OpenCode's/Copilot's/Crush's,
+# Cursor's, Cline's (its editor extension's, its CLI's), Goose's, Antigravity's and Windsurf's); their calls get
+# ``files``.
+SHELL_TOOLS = ("Bash", "run_shell_command", "bash", "Shell", "execute_command", "run_commands", "developer__shell",
+               "run_command")
 
 # --- providers ------------------------------------------------------------------------------------
 PROVIDER_CLAUDE = "claude-code"
@@ -78,6 +81,13 @@ PROVIDER_CODEX = "codex-cli"
 PROVIDER_QWEN = "qwen-code"
 PROVIDER_OPENCODE = "opencode"
 PROVIDER_COPILOT = "copilot-cli"
+PROVIDER_CRUSH = "crush"
+PROVIDER_CLINE = "cline"
+PROVIDER_CURSOR = "cursor"
+PROVIDER_GOOSE = "goose"
+PROVIDER_WINDSURF = "windsurf"
+PROVIDER_ANTIGRAVITY = "antigravity"
+PROVIDER_CLAUDE_SDK = "claude-agent-sdk"  # a program built on the Claude Agent SDK (hook/agent_sdk.py)
 PROVIDER_ORCHESTRATOR = "orchestrator"
 
 # --- dispatch response fields ---------------------------------------------------------------------

@@ -1,13 +1,11 @@
-"""The agent CLIs' hook dialects (Claude Code, Gemini CLI, Codex CLI), read and written in one place.
+"""The agent CLIs' hook dialects, read and written in one place (docs/clis.md).
 
-Each CLI sends a JSON event and reads a JSON answer (docs/clis.md). The wrong answer shape is silently
+Each CLI sends a JSON event and reads a JSON answer (or only an exit code). The wrong answer shape is silently
 ignored (and the tool then runs): Codex even runs the call when an answer holds one field it does not know,
-so each dialect answers with exactly its documented fields. The events differ in small ways (Gemini's
-``mcp_context``, Claude's ``mcp_server``; error fields of a finished call; Codex names its events as Claude
-does, so it is told apart only by ``--cli codex``). Everything that turns an event into a gateway request,
-a finished call into an audit event, or a gateway result into an answer lives here, and is used by all
-three callers: the hook's ``gate`` and ``complete`` commands and the gateway's native Claude http-hook
-endpoint.
+so each dialect answers with exactly its documented fields. Events are read into Claude's shape by
+``acteon_core.shapes``; everything that turns such an event into a gateway request, a finished call into an
+audit event, or a gateway result into an answer lives here, and is used by all three callers: the hook's
+``gate`` and ``complete`` commands and the gateway's native Claude http-hook endpoint.
 """
 
 from __future__ import annotations
@@ -21,20 +19,33 @@ if TYPE_CHECKING:  # annotations only: the hook imports nothing it does not need
 
 CLAUDE = "claude"
 GEMINI = "gemini"
-CODEX = "codex"
+CODEX = "codex"  # Claude's events, told apart only by --cli codex; answers without a field Codex does not know
 QWEN = "qwen"  # Qwen Code: Claude's events and answers (Gemini's tool names); told apart by --cli qwen
 # OpenCode has no command hooks: our plugin (acteon_core/opencode_plugin.js) sends Claude-shaped events and
 # reads Codex-style answers (no decision, allow with a new input, deny with a reason), throwing on a deny.
 OPENCODE = "opencode"
-# Copilot CLI: camelCase events with no event name (``toolName``, ``toolArgs``, ``toolResult``), read through
-# :func:`claude_shaped`; top-level ``permissionDecision`` answers.
-COPILOT = "copilot"
-DIALECTS = (CLAUDE, GEMINI, CODEX, QWEN, OPENCODE, COPILOT)
+COPILOT = "copilot"  # top-level ``permissionDecision`` answers
+CRUSH = "crush"  # ``decision`` allow / deny with ``updated_input``
+CLINE = "cline"  # ``cancel`` with an ``errorMessage``; reads the answer only when the hook exits 0
+CURSOR = "cursor"  # ``permission`` allow / deny with ``user_message`` and ``agent_message``
+GOOSE = "goose"  # ``decision`` block / allow
+WINDSURF = "windsurf"  # no answer: only the exit code (2 blocks)
+ANTIGRAVITY = "antigravity"  # agy: ``decision`` allow / deny / ask
+CLAUDE_SDK = "claude-sdk"  # a Claude Agent SDK program's hook callbacks (hook/agent_sdk.py): Claude's answers
+DIALECTS = (CLAUDE, GEMINI, CODEX, QWEN, OPENCODE, COPILOT, CRUSH, CLINE, CURSOR, GOOSE, WINDSURF, ANTIGRAVITY,
+            CLAUDE_SDK)
 
 PRE_EVENTS = {"PreToolUse": CLAUDE, "BeforeTool": GEMINI}
 POST_EVENTS = {"PostToolUse": CLAUDE, "AfterTool": GEMINI}
 PROVIDERS = {CLAUDE: c.PROVIDER_CLAUDE, GEMINI: c.PROVIDER_GEMINI, CODEX: c.PROVIDER_CODEX, QWEN: c.PROVIDER_QWEN,
-             OPENCODE: c.PROVIDER_OPENCODE, COPILOT: c.PROVIDER_COPILOT}
+             OPENCODE: c.PROVIDER_OPENCODE, COPILOT: c.PROVIDER_COPILOT, CRUSH: c.PROVIDER_CRUSH,
+             CLINE: c.PROVIDER_CLINE, CURSOR: c.PROVIDER_CURSOR, GOOSE: c.PROVIDER_GOOSE,
+             WINDSURF: c.PROVIDER_WINDSURF, ANTIGRAVITY: c.PROVIDER_ANTIGRAVITY, CLAUDE_SDK: c.PROVIDER_CLAUDE_SDK}
+# The exit code of a deny. Exit 2 blocks on every CLI that reads exit codes, so a lost or unread answer still
+# blocks; Cline ignores the answer of a hook that exits non-zero and runs the call, so its deny exits 0.
+DENY_EXIT = {CLINE: 0}
+# CLIs that cannot run a call with a new input: a reroute is refused there, with its reason.
+NO_REROUTE = frozenset({CLINE, GOOSE, WINDSURF, ANTIGRAVITY, CURSOR})
 
 # Claude caps permissionDecisionReason at 2000 characters and 20 lines.
 _MAX_REASON = 2000
@@ -50,27 +61,6 @@ def detect(event_name: object, flag: str | None) -> str | None:
     return None
 
 
-def claude_shaped(event: dict[str, Any], dialect: str, event_name: str) -> dict[str, Any]:
-    """The event as Claude's (``tool_name``, ``tool_input``…), which everything here reads. Copilot CLI sends
-    ``toolArgs`` as an object or as a JSON string, and no event name (the hook's command says which)."""
-    if dialect != COPILOT:
-        return event
-    args = event.get("toolArgs")
-    if isinstance(args, str):
-        try:
-            args = wire.loads(args)
-        except (ValueError, RecursionError):
-            args = None  # not an object: the gate refuses a call without tool_input
-    shaped: dict[str, Any] = {"hook_event_name": event_name, "tool_name": event.get("toolName"),
-                              "tool_input": args}
-    for ours, theirs in ((c.F_SESSION_ID, "sessionId"), (c.F_CWD, "cwd")):
-        if isinstance(event.get(theirs), str):
-            shaped[ours] = event[theirs]
-    if "toolResult" in event:
-        shaped["tool_response"] = event["toolResult"]
-    return shaped
-
-
 def clip(reason: str) -> str:
     lines = reason.splitlines() or [""]
     text = "\n".join(lines[:_MAX_LINES])
@@ -78,7 +68,7 @@ def clip(reason: str) -> str:
 
 
 def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None, *,
-          authoritative: bool = True) -> dict[str, Any]:
+          authoritative: bool = True, tool: object = None) -> dict[str, Any]:
     """What a gateway allow answers. Authoritative (orchestrated runs, `install --authoritative`): allow,
     which also skips the CLI's own permission prompt. Otherwise no decision: the gateway found nothing
     against the call, and the user's own permission settings still decide whether it runs (an interactive
@@ -87,7 +77,23 @@ def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None
 
     Codex accepts an allow only together with a new input, and has no `ask`: an allow is no decision (its own
     approval policy decides), a rewritten input is an allow with that input either way."""
-    dialect = CLAUDE if dialect == QWEN else CODEX if dialect == OPENCODE else dialect
+    dialect = CLAUDE if dialect in (QWEN, CLAUDE_SDK) else CODEX if dialect == OPENCODE else dialect
+    if dialect in NO_REROUTE and updated_input is not None:
+        return deny(dialect, f"acteon-swarm: the gateway rerouted this call, and this CLI cannot run a call with a "
+                             f"new input; call blocked. {reason}".strip(), tool)
+    if dialect == CLINE:
+        return {}  # no opinion: Cline has no allow
+    if dialect == CURSOR:  # Cursor's own allow-list still decides: a hook's allow cannot approve anything
+        return {"permission": "allow"}
+    if dialect == WINDSURF:
+        return {}
+    if dialect in (GOOSE, ANTIGRAVITY):
+        # agy: `ask` leaves its own policy to decide (an empty answer or `{}` is read as malformed there)
+        return {"decision": "allow"} if authoritative else {} if dialect == GOOSE else {"decision": "ask"}
+    if dialect == CRUSH:
+        if updated_input is not None:  # Crush merges it into the call's input, key by key
+            return {"decision": "allow", "updated_input": updated_input}
+        return {"decision": "allow"} if authoritative else {}
     if dialect == COPILOT:
         if updated_input is not None:
             return {"permissionDecision": "allow", "modifiedArgs": updated_input}
@@ -117,12 +123,18 @@ def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None
     return answer
 
 
-def deny(dialect: str, reason: str) -> dict[str, Any]:
+def deny(dialect: str, reason: str, tool: object = None) -> dict[str, Any]:
     # Never "ask": a headless Gemini hangs on it, a headless Claude turns it into a deny anyway, and Codex runs
     # the call. Codex needs the non-empty reason (an empty one is an invalid answer, and the call runs).
     if dialect == COPILOT:
         return {"permissionDecision": "deny", "permissionDecisionReason": clip(reason)}
-    if dialect in (CLAUDE, CODEX, QWEN, OPENCODE):
+    if dialect == CLINE:
+        return cline_block(reason, tool)
+    if dialect == CURSOR:
+        return {"permission": "deny", "user_message": clip(reason), "agent_message": clip(reason)}
+    if dialect == GOOSE:
+        return {"decision": "block", "reason": clip(reason)}
+    if dialect in (CLAUDE, CODEX, QWEN, OPENCODE, CLAUDE_SDK):
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                        "permissionDecisionReason": clip(reason)}}
     return {"decision": "deny", "reason": clip(reason)}
@@ -206,7 +218,8 @@ def completion(event: dict[str, Any], agent_id: str) -> dict[str, Any]:
 
 # -- gateway results → answers ---------------------------------------------------------------------
 
-def answer(result: dict[str, Any], dialect: str, *, authoritative: bool = True) -> dict[str, Any]:
+def answer(result: dict[str, Any], dialect: str, *, authoritative: bool = True,
+           tool: object = None) -> dict[str, Any]:
     """The answer for a dispatch result. Anything but a well-formed allow is a deny with the reason: an
     unknown outcome, a reroute without its replacement input, a pending approval, a block. An allow is
     an allow only when the hook is ``authoritative`` (see :func:`allow`)."""
@@ -214,16 +227,65 @@ def answer(result: dict[str, Any], dialect: str, *, authoritative: bool = True) 
     reason = str(result.get(c.R_REASON) or "")
     rule = result.get(c.R_RULE)
     if outcome not in c.OUTCOMES:
-        return deny(dialect, f"acteon-swarm: unknown outcome {outcome!r} from the gateway; call blocked")
+        return deny(dialect, f"acteon-swarm: unknown outcome {outcome!r} from the gateway; call blocked", tool)
     if result.get(c.R_ALLOWED) is True and outcome in c.ALLOWED_OUTCOMES:
         updated = result.get(c.R_UPDATED_INPUT) if outcome == c.REROUTED else None
         if outcome == c.REROUTED and not isinstance(updated, dict):
-            return deny(dialect, "acteon-swarm: rerouted without a replacement input; call blocked")
-        return allow(dialect, f"acteon-swarm: {outcome} ({rule})", updated, authoritative=authoritative)
+            return deny(dialect, "acteon-swarm: rerouted without a replacement input; call blocked", tool)
+        return allow(dialect, f"acteon-swarm: {outcome} ({rule})", updated, authoritative=authoritative, tool=tool)
     if outcome == c.PENDING_APPROVAL:
         approval = result.get(c.R_APPROVAL_ID) or "?"
-        return deny(dialect, f"acteon-swarm: waiting for human approval ({approval}); not run. {reason}".strip())
-    return deny(dialect, f"acteon-swarm blocked this call ({outcome}, rule {rule}): {reason}")
+        return deny(dialect, f"acteon-swarm: waiting for human approval ({approval}); not run. {reason}".strip(),
+                    tool)
+    return deny(dialect, f"acteon-swarm blocked this call ({outcome}, rule {rule}): {reason}", tool)
+
+
+def defer(reason: str) -> dict[str, Any]:
+    """Claude's ``defer``: a headless session stops with the call unrun (``stop_reason: tool_deferred``), and
+    ``claude -p --resume`` asks the hook again. Orchestrated Claude agents answer a pending approval with it
+    (``gate --defer``), so the orchestrator can free the agent's slot until a person decides."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "defer",
+                                   "permissionDecisionReason": clip(reason)}}
+
+
+# Cline cannot refuse one call: `cancel` ends the whole run (and the model never hears why). A call is refused by
+# replacing its input with one that does nothing — a command that prints the reason and fails, an edit of no
+# file, nothing to read, fetch or search — and telling the model the reason (`contextModification`). A tool
+# with no such input is refused by ending the run.
+_CLINE_NOTHING: dict[str, dict[str, Any]] = {"editor": {"path": "", "new_text": ""}, "read_files": {"files": []},
+                                              "fetch_web_content": {"requests": []}, "search_codebase": {"queries": []}}
+
+
+def cline_block(reason: str, tool: object) -> dict[str, Any]:
+    reason = clip(reason)
+    if tool == "run_commands":
+        from shlex import quote  # only a refused Cline command pays for it
+
+        nothing: dict[str, Any] | None = {"commands": [f"printf '%s\\n' {quote(reason)} >&2; exit 126"]}
+    else:
+        nothing = _CLINE_NOTHING.get(str(tool))
+    if nothing is None:
+        return {"cancel": True, "errorMessage": reason}
+    return {"cancel": False, "overrideInput": nothing, "contextModification": reason}
+
+
+def denied(answer: dict[str, Any]) -> str | None:
+    """The reason, when ``answer`` (any dialect's) refuses the call; None when it lets it run."""
+    specific = answer.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    if specific.get("permissionDecision") == "deny":
+        return str(specific.get("permissionDecisionReason", ""))
+    if answer.get("permissionDecision") == "deny":
+        return str(answer.get("permissionDecisionReason", ""))
+    if answer.get("decision") in ("deny", "block"):
+        return str(answer.get("reason", ""))
+    if answer.get("cancel") is True:
+        return str(answer.get("errorMessage", ""))
+    if answer.get("cancel") is False and "overrideInput" in answer:  # Cline: the call replaced by nothing
+        return str(answer.get("contextModification", ""))
+    if answer.get("permission") == "deny":
+        return str(answer.get("agent_message", ""))
+    return None
 
 
 def rejected(approval_id: str, view: dict[str, Any]) -> str:

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from acteon_core import contract as c
+from acteon_core.hook_files import MARKER  # in every command and hook name we write; identifies our entries
 
-MARKER = "acteon-swarm"  # in every command and hook name we write; identifies our entries
 # The hook ships beside this package (one distribution); the CLI runs its file directly (see hook_command).
 HOOK_MAIN = Path(__file__).resolve().parent.parent / "hook" / "__main__.py"
 
@@ -38,10 +38,13 @@ class HookOptions:
     # A gateway allow answers allow (the CLI's own permission prompt is skipped). Orchestrated agents have no
     # human at a prompt; a person's own CLI keeps its prompts unless they ask for this.
     authoritative: bool = False
+    # Claude only: a call waiting for a person stops a headless session (`defer`) instead of holding it; the
+    # orchestrator resumes the session once the person decided.
+    defer: bool = False
 
 
 def hook_command(subcommand: str, cli: str, *, key_file: str | None, url: str | None, budget: float | None,
-                 authoritative: bool = False) -> str:
+                 authoritative: bool = False, defer: bool = False) -> str:
     """The command line the CLI runs: this interpreter, isolated and without site-packages (the hook
     needs only the standard library), on the hook's own file — the fastest way to start it."""
     parts = [sys.executable, "-I", "-S", str(HOOK_MAIN), subcommand, "--cli", cli]
@@ -53,6 +56,8 @@ def hook_command(subcommand: str, cli: str, *, key_file: str | None, url: str | 
         parts += ["--budget", f"{budget:g}"]
     if authoritative and subcommand == "gate":
         parts.append("--authoritative")
+    if defer and subcommand == "gate":
+        parts.append("--defer")
     return " ".join(shlex.quote(p) for p in parts) + f"  # {MARKER}"
 
 
@@ -83,6 +88,8 @@ def _without_ours(groups: list[Any]) -> tuple[list[Any], int]:
             removed += len(g["hooks"]) - len(others)
             if others:
                 kept.append({**g, "hooks": others})
+        elif _is_ours(g):  # Cursor, Windsurf and Crush list hooks without groups
+            removed += 1
         else:
             kept.append(g)
     return kept, removed
@@ -107,7 +114,7 @@ def claude_settings(settings: dict[str, Any], opts: HookOptions) -> dict[str, An
     else:
         gate = {"type": "command", "timeout": timeout_s, "onFailure": "block",
                 "command": hook_command("gate", "claude", key_file=opts.key_file, url=opts.url, budget=opts.budget,
-                                        authoritative=opts.authoritative)}
+                                        authoritative=opts.authoritative, defer=opts.defer)}
     _merge_event(settings, "PreToolUse", {"matcher": "*", "hooks": [gate]})
     done = {"type": "command", "timeout": 10,
             "command": hook_command("complete", "claude", key_file=opts.key_file, url=opts.url, budget=None)}
@@ -195,7 +202,119 @@ def copilot_hooks(opts: HookOptions) -> dict[str, Any]:
         "postToolUse": [{"type": "command", "bash": done, "timeoutSec": 10}]}}
 
 
-WRITERS = {"claude": claude_settings, "gemini": gemini_settings, "codex": codex_hooks, "qwen": qwen_settings}
+def _flat(settings: dict[str, Any], event: str, hook: dict[str, Any]) -> None:
+    """Add ``hook`` to ``event``'s list in a file whose events list hooks without groups."""
+    hooks = settings.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise SettingsError("'hooks' in the settings file is not an object")
+    entries = hooks.get(event, [])
+    if not isinstance(entries, list):
+        raise SettingsError(f"'hooks.{event}' in the settings file is not a list")
+    kept, _ = _without_ours(entries)
+    hooks[event] = [*kept, hook]
+
+
+def _no_http(opts: HookOptions, cli: str) -> None:
+    if opts.http:
+        raise SettingsError(f"the http hook is installed for Claude Code only; install the command hook for {cli}")
+
+
+def crush_settings(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
+    """Crush's crush.json: a PreToolUse hook (timeout in seconds) for every tool. Crush lets the call run when a
+    hook times out, so the timeout written is the gate's budget plus a margin; it has no PostToolUse."""
+    _no_http(opts, "crush")
+    _flat(settings, "PreToolUse", {
+        "name": f"{MARKER}-gate", "matcher": ".*", "timeout": int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S),
+        "command": hook_command("gate", "crush", key_file=opts.key_file, url=opts.url, budget=opts.budget,
+                                authoritative=opts.authoritative)})
+    return settings
+
+
+def cursor_hooks(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
+    """Cursor's hooks.json: ``preToolUse`` with ``failClosed`` (without it a hook that crashes, times out or
+    prints nothing lets the call run), ``postToolUse`` for the audit."""
+    _no_http(opts, "cursor")
+    settings.setdefault("version", 1)
+    _flat(settings, "preToolUse", {
+        "command": hook_command("gate", "cursor", key_file=opts.key_file, url=opts.url, budget=opts.budget,
+                                authoritative=opts.authoritative),
+        "timeout": int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S), "failClosed": True})
+    _flat(settings, "postToolUse", {"command": hook_command("complete", "cursor", key_file=opts.key_file,
+                                                            url=opts.url, budget=None), "timeout": 10})
+    return settings
+
+
+WINDSURF_PRE = ("pre_run_command", "pre_write_code", "pre_read_code", "pre_mcp_tool_use")
+
+
+def windsurf_hooks(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
+    """Windsurf's hooks.json: the gate on each of its four pre-action events (only an exit code of 2 blocks;
+    it reads no answer), the report on their ``post_`` forms."""
+    _no_http(opts, "windsurf")
+    gate = hook_command("gate", "windsurf", key_file=opts.key_file, url=opts.url, budget=opts.budget,
+                        authoritative=opts.authoritative)
+    done = hook_command("complete", "windsurf", key_file=opts.key_file, url=opts.url, budget=None)
+    for event in WINDSURF_PRE:
+        _flat(settings, event, {"command": gate, "show_output": False})
+        _flat(settings, "post_" + event[4:], {"command": done, "show_output": False})
+    return settings
+
+
+def antigravity_hooks(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
+    """Antigravity's hooks.json, whose top-level keys are hook names: ours is ``acteon-swarm``, with PreToolUse
+    and PostToolUse for every tool (no matcher). agy refuses the call on an answer it cannot read."""
+    _no_http(opts, "antigravity")
+    timeout = int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S)
+    settings[MARKER] = {"enabled": True, "PreToolUse": [{"hooks": [{
+        "type": "command", "timeout": timeout,
+        "command": hook_command("gate", "antigravity", key_file=opts.key_file, url=opts.url, budget=opts.budget,
+                                authoritative=opts.authoritative)}]}],
+        "PostToolUse": [{"hooks": [{"type": "command", "timeout": 10, "command": hook_command(
+            "complete", "antigravity", key_file=opts.key_file, url=opts.url, budget=None)}]}]}
+    return settings
+
+
+def goose_hooks(opts: HookOptions) -> dict[str, Any]:
+    """Goose's hooks.json in a plugin folder of ours: ``on_failure: block`` (without it a hook that fails lets
+    the call run), a matcher that is a regular expression matching every tool (``*`` is invalid there and the
+    entry would be skipped)."""
+    _no_http(opts, "goose")
+    gate = hook_command("gate", "goose", key_file=opts.key_file, url=opts.url, budget=opts.budget,
+                        authoritative=opts.authoritative)
+    done = hook_command("complete", "goose", key_file=opts.key_file, url=opts.url, budget=None)
+    return {"hooks": {
+        "PreToolUse": [{"matcher": ".*", "hooks": [{"type": "command", "command": gate, "on_failure": "block",
+                                                     "timeout": int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S)}]}],
+        "PostToolUse": [{"matcher": ".*", "hooks": [{"type": "command", "command": done, "timeout": 10}]}]}}
+
+
+# Cline kills a hook after 120 s and then runs the call (observed on its CLI 3.0.65): the gate's budget must end
+# well before.
+CLINE_TIMEOUT_S = 120
+
+
+def cline_scripts(opts: HookOptions) -> dict[str, str]:
+    """Cline's hooks: an executable per event, named after it. Cline runs the call when a hook prints anything but
+    one JSON answer (its exit code is never read), so the script prints a refusal itself whenever the gate fails
+    to answer."""
+    _no_http(opts, "cline")
+    budget = min(opts.budget, CLINE_TIMEOUT_S - c.HOOK_TIMEOUT_MARGIN_S)
+    gate = hook_command("gate", "cline", key_file=opts.key_file, url=opts.url, budget=budget,
+                        authoritative=opts.authoritative).split("  # ")[0]
+    done = hook_command("complete", "cline", key_file=opts.key_file, url=opts.url, budget=None).split("  # ")[0]
+    refusal = json.dumps({"cancel": True, "errorMessage": "acteon-swarm: the gate failed to answer; call blocked "
+                                                          "(fail closed)"})
+    return {
+        "PreToolUse": f"#!/bin/sh\n# {MARKER}: the gate (acteon-swarm-hook install --cli cline)\n"
+                      f"answer=$({gate}) && [ -n \"$answer\" ] && printf '%s\\n' \"$answer\" && exit 0\n"
+                      f"printf '%s\\n' {shlex.quote(refusal)}\nexit 0\n",
+        "PostToolUse": f"#!/bin/sh\n# {MARKER}: the audit (acteon-swarm-hook install --cli cline)\n{done}\n",
+    }
+
+
+WRITERS = {"claude": claude_settings, "gemini": gemini_settings, "codex": codex_hooks, "qwen": qwen_settings,
+           "crush": crush_settings, "cursor": cursor_hooks, "windsurf": windsurf_hooks,
+           "antigravity": antigravity_hooks}
 
 
 def revert_gemini_config(settings: dict[str, Any], original: dict[str, Any] | None) -> None:
@@ -213,10 +332,14 @@ def revert_gemini_config(settings: dict[str, Any], original: dict[str, Any] | No
 def remove_ours(settings: dict[str, Any]) -> int:
     """Take every hook ``install`` wrote out of ``settings`` (in place); groups and event lists left empty by
     that go too, everything else stays as it was. Returns how many hooks were removed."""
+    removed = 0
+    named = settings.get(MARKER)
+    if isinstance(named, dict):  # Antigravity: a hook of ours under its own name
+        del settings[MARKER]
+        removed += 1
     hooks = settings.get("hooks")
     if not isinstance(hooks, dict):
-        return 0
-    removed = 0
+        return removed
     for event in list(hooks):
         groups = hooks[event]
         if not isinstance(groups, list):

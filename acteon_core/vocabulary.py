@@ -48,21 +48,26 @@ Outcome = Literal["executed", "suppressed", "throttled", "deduplicated", "pendin
 ApprovalStatus = Literal["pending", "approved", "rejected", "expired", "used"]
 
 # One group per capability: the action type the gateway gives it, and every CLI's name for it (Claude Code's
-# first, then Gemini CLI's, then those of Codex CLI, Qwen Code, OpenCode and Copilot CLI). Roles name tools the
-# Claude Code way; allowing any name of a group allows the whole group on every CLI. A tool in no group is an
-# `other` action, and a role keeps its name as written. Codex's `apply_patch` adds, changes, moves and deletes
-# files: it goes with Write.
+# first, then Gemini CLI's, then those of the other CLIs, docs/clis.md). Roles name tools the Claude Code way;
+# allowing any name of a group allows the whole group on every CLI. A tool in no group is an `other` action, and a
+# role keeps its name as written. Codex's `apply_patch` adds, changes, moves and deletes files: it goes with Write,
+# as does Crush's `download` (it writes the file it fetches). Windsurf's tools are named after its events.
+GLOB_TOOLS = ("Glob", "glob", "find_by_name")  # list the paths a pattern matches
+# Searches read what they search.
+SEARCH_TOOLS = ("Grep", "grep_search", "search_file_content", "grep", "search_files", "search_codebase")
 TOOL_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (c.EXECUTE_COMMAND, c.SHELL_TOOLS),
-    (c.WRITE_FILE, ("Write", "write_file", "apply_patch", "write", "create")),
-    (c.WRITE_FILE, ("Edit", "MultiEdit", "replace", "edit")),
+    (c.WRITE_FILE, ("Write", "write_file", "apply_patch", "write", "create", "write_to_file", "developer__write",
+                    "write_code", "download", "editor")),
+    (c.WRITE_FILE, ("Edit", "MultiEdit", "replace", "edit", "multiedit", "replace_in_file", "developer__edit",
+                    "replace_file_content", "multi_replace_file_content")),
     (c.WRITE_FILE, ("NotebookEdit", "notebook_edit")),
-    (c.READ_FILE, ("Read", "read_file", "read_many_files", "read", "view")),
-    (c.LIST_FILES, ("Glob", "glob")),
-    (c.LIST_FILES, ("Grep", "grep_search", "search_file_content", "grep")),
-    (c.LIST_FILES, ("LS", "list_directory", "list")),
-    (c.WEB_FETCH, ("WebFetch", "web_fetch", "webfetch")),
-    (c.WEB_SEARCH, ("WebSearch", "google_web_search")),
+    (c.READ_FILE, ("Read", "read_file", "read_many_files", "read", "view", "view_file", "read_code", "read_files")),
+    (c.LIST_FILES, GLOB_TOOLS),
+    (c.LIST_FILES, SEARCH_TOOLS),
+    (c.LIST_FILES, ("LS", "list_directory", "list", "ls", "list_files", "list_dir", "developer__tree")),
+    (c.WEB_FETCH, ("WebFetch", "web_fetch", "webfetch", "fetch", "read_url_content", "fetch_web_content")),
+    (c.WEB_SEARCH, ("WebSearch", "google_web_search", "search_web")),
     (c.SPAWN_AGENT, ("Agent", "Task", "invoke_agent", "spawn_agent", "agent", "task")),
 )
 TOOL_ACTIONS: dict[str, str] = {name: action for action, names in TOOL_GROUPS for name in names}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from acteon_core import contract as c
-from acteon_core.vocabulary import TOOL_ACTIONS
+from acteon_core.vocabulary import GLOB_TOOLS, SEARCH_TOOLS, TOOL_ACTIONS
 from gateway import patches
 from gateway import paths as P
 from gateway.credentials import (
@@ -165,8 +165,14 @@ def normalize(
         facts = unparseable_facts(str(patches.patch_text(input) or input.get("command") or ""), "not a patch")
     else:
         changes = _changes(input) if tool == "apply_patch" else None
-        pattern = _s(input.get("pattern")) if tool in ("Glob", "glob") else None
+        pattern = _s(input.get("pattern")) if tool in GLOB_TOOLS else None
         raw = tuple(p for ch in changes for p in ch.paths) if changes else tuple(_raw_paths(action_type, input, cwd))
+        if not raw and action_type in (c.WRITE_FILE, c.READ_FILE):
+            # A write or read whose file is under a key no CLI we know uses: judged as a call the gateway
+            # cannot read, never as a write to nowhere (which no file scope would hold).
+            shown = " ".join(f"{k}={v}" for k, v in list(input.items())[:8])[:_MAX_TARGET]
+            return Call(run_id, agent_id, role, provider, tool, action_type, input, cwd,
+                        unparseable_facts(f"{tool} {shown}", "names no file the gateway can find"))
         facts = _file_facts(action_type, raw, pattern, cwd, home, secret_paths, tool in _CONTENT_SEARCHES)
         carried = set(content_facts.categories) & CARRIED if content_facts is not None else set()
         if changes:
@@ -235,7 +241,7 @@ def unparseable_facts(command: str, reason: str) -> Facts:
 
 
 # List tools that read what they list: a search of a directory holding secrets reads the secrets.
-_CONTENT_SEARCHES = frozenset({"Grep", "grep_search", "search_file_content", "grep"})
+_CONTENT_SEARCHES = frozenset(SEARCH_TOOLS)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -294,6 +300,9 @@ def _urls(tool: str, input: Mapping[str, Any]) -> list[str]:
     url = _s(input.get("url"))
     if url:
         return [url]
+    many = input.get("urls")  # Cline fetches several at once
+    if isinstance(many, list):
+        return [u for u in many if isinstance(u, str) and u][:20]
     # Gemini's web_fetch carries up to 20 URLs inside free prompt text.
     found = (_trim_url(u) for u in _URL.findall(_s(input.get("prompt")) or ""))
     return list(dict.fromkeys(found))[:20]

@@ -1,11 +1,12 @@
 """``acteon-swarm-hook``: the executable every agent CLI runs on every tool call (docs/hook.md, docs/clis.md).
 
-    acteon-swarm-hook gate [--cli CLI] [--url URL] [--key-file F] [--budget S] [--authoritative]
+    acteon-swarm-hook gate [--cli CLI] [--url URL] [--key-file F] [--budget S] [--authoritative] [--defer]
     acteon-swarm-hook complete [--cli CLI] [--url URL] [--key-file F]
     acteon-swarm-hook install --cli CLI [--http] [--settings PATH | --scope ...]
     acteon-swarm-hook uninstall --cli CLI [--settings PATH | --scope ...]
 
-CLI is one of claude, gemini, codex, qwen, opencode, copilot. Standard library only, and only what ``gate``
+CLI is one of claude, gemini, codex, qwen, opencode, copilot, crush, cline, cursor, goose, windsurf,
+antigravity. Standard library only, and only what ``gate``
 needs is imported on the hot path: this runs before every tool call. It may be run as a file
 (``python -I -S /path/hook/__main__.py``), which skips site-packages and saves most of the interpreter's
 start-up.
@@ -19,25 +20,26 @@ if not __package__:  # run as a file: make the package importable without site-p
     sys.path.insert(0, __file__.rsplit("/", 2)[0])
 
 USAGE = """usage: acteon-swarm-hook gate [--cli CLI] [--url URL] [--key-file FILE] [--budget SECONDS]
-                                [--authoritative]
+                                [--authoritative] [--defer]
        acteon-swarm-hook complete [--cli CLI] [--url URL] [--key-file FILE]
        acteon-swarm-hook install --cli CLI [--http] [--settings PATH] [--scope SCOPE] ...
        acteon-swarm-hook install --help
        acteon-swarm-hook uninstall --cli CLI [--settings PATH] [--scope SCOPE]
        acteon-swarm-hook --version
 
-CLI: claude, gemini, codex, qwen, opencode or copilot (docs/clis.md); without --cli, the event tells
-claude from gemini.
+CLI: claude, gemini, codex, qwen, opencode, copilot, crush, cline, cursor, goose, windsurf or antigravity
+(docs/clis.md); without --cli, the event tells claude from gemini.
 
 gate      PreToolUse / BeforeTool: ask the gateway, answer in the caller's dialect (fails closed): a block is a
-          deny; an allow leaves the CLI's own permissions to decide, or is an allow with --authoritative
+          deny; an allow leaves the CLI's own permissions to decide, or is an allow with --authoritative;
+          --defer (Claude, headless): a call waiting for a person stops the session (resumed with --resume)
 complete  PostToolUse / AfterTool: report the finished tool call to the gateway
 install   write or merge the hook configuration into an agent CLI's settings (docs/clis.md)
 uninstall remove what install added: the file as it was before, byte for byte, unless edited since
 """
 
 EXIT_ALLOW = 0
-EXIT_DENY = 2  # blocks in both CLIs even if the JSON answer were lost
+EXIT_DENY = 2  # blocks even if the JSON answer were lost (Cline's deny exits 0: acteon_core.dialects.DENY_EXIT)
 
 
 def _options(args: list[str]) -> dict[str, str]:
@@ -48,8 +50,8 @@ def _options(args: list[str]) -> dict[str, str]:
         if name in ("--cli", "--url", "--key-file", "--budget") and i + 1 < len(args):
             opts[name[2:]] = args[i + 1]
             i += 2
-        elif name == "--authoritative":
-            opts["authoritative"] = "1"
+        elif name in ("--authoritative", "--defer"):
+            opts[name[2:]] = "1"
             i += 1
         else:
             raise ValueError(f"unknown argument {name!r}")
@@ -69,8 +71,7 @@ def _gate(args: list[str]) -> int:
         flag = opts.get("cli")
         budget = float(opts.get("budget", c.HOOK_BUDGET_S))
     except ValueError as e:
-        sys.stderr.write(f"acteon-swarm-hook: {e}; call blocked\n")
-        return EXIT_DENY
+        return _failed(args, f"acteon-swarm-hook: {e}; call blocked")
     from hook.stdin import InputTimeout, read_input
 
     try:
@@ -85,22 +86,18 @@ def _gate(args: list[str]) -> int:
         left = budget - (time.monotonic() - started)
         answer, _dialect, problem = gate.run(raw, flag, gate.environ(), url=opts.get("url"),
                                              key_file=opts.get("key-file"), budget_s=left,
-                                             authoritative="authoritative" in opts)
+                                             authoritative="authoritative" in opts, defer="defer" in opts)
     if answer is None:
         sys.stderr.write(problem + "\n")
         return EXIT_DENY
-    from acteon_core import wire
+    from acteon_core import dialects, wire
 
     sys.stdout.write(wire.dumps(answer) + "\n")
     sys.stdout.flush()
-    specific = answer.get("hookSpecificOutput", {})
-    denied = answer.get("decision") == "deny" or specific.get("permissionDecision") == "deny" or \
-        answer.get("permissionDecision") == "deny"
-    if denied:
-        reason = answer.get("reason") or answer.get("permissionDecisionReason") or \
-            specific.get("permissionDecisionReason", "")
+    reason = dialects.denied(answer)
+    if reason is not None:
         sys.stderr.write(f"{reason}\n")
-        return EXIT_DENY
+        return dialects.DENY_EXIT.get(flag or "", EXIT_DENY)
     return EXIT_ALLOW
 
 
@@ -156,8 +153,28 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as e:  # the hook's own bugs must block, never let the tool through
         if isinstance(e, SystemExit) and command in ("install", "uninstall"):
             raise
-        sys.stderr.write(f"acteon-swarm-hook: internal error ({type(e).__name__}: {e}); call blocked\n")
-        return EXIT_DENY
+        message = f"acteon-swarm-hook: internal error ({type(e).__name__}: {e}); call blocked"
+        return _failed(args[1:], message) if command == "gate" else _say(message, EXIT_DENY)
+
+
+def _say(message: str, code: int) -> int:
+    sys.stderr.write(message + "\n")
+    return code
+
+
+def _failed(args: list[str], message: str) -> int:
+    """A deny for a gate that could not decide: in the CLI's dialect when ``--cli`` names one (a CLI that reads
+    only the answer, like Cline, would run the call on a bare exit code), else exit 2 alone."""
+    try:
+        from acteon_core import dialects, wire
+
+        flag = args[args.index("--cli") + 1] if "--cli" in args[:-1] else None
+        if flag in dialects.DIALECTS:
+            sys.stdout.write(wire.dumps(dialects.deny(flag, message)) + "\n")
+            return _say(message, dialects.DENY_EXIT.get(flag, EXIT_DENY))
+    except BaseException:  # noqa: S110 - already failing: exit 2 below is the deny
+        pass
+    return _say(message, EXIT_DENY)
 
 
 def run_as_program() -> None:

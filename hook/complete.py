@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from acteon_core import contract as c
-from acteon_core import dialects, wire
+from acteon_core import dialects, shapes, wire
 from hook import client, gate
 
 TYPE_CHECKING = False
@@ -28,13 +28,13 @@ def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None
         budget_s: float) -> str:
     """Post the event; returns a problem description for stderr ('' when all went well)."""
     try:
-        event = wire.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        event = wire.loads(raw.removeprefix(gate.BOM))
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return "acteon-swarm: the hook input is not JSON; no event recorded"
     if not isinstance(event, dict):
         return "acteon-swarm: the hook input is not a JSON object; no event recorded"
     dialect = dialects.detect(event.get("hook_event_name"), flag) or dialects.CLAUDE
-    event = dialects.claude_shaped(event, dialect, "PostToolUse")
+    event = shapes.claude_shaped(event, dialect, shapes.POST)
     try:
         key = gate.agent_key(env, key_file)
         run_id, body = event_body(event, dialect, env)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from acteon_core import contract as c
-from acteon_core import dialects, wire
+from acteon_core import dialects, shapes, wire
 from hook import client
 
 TYPE_CHECKING = False
@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # annotations only: typing and collections.abc cost milliseco
     from typing import Any
 
 APPROVAL_POLL_MAX_S = 30.0
+BOM = b"\xef\xbb\xbf"  # Cursor's CLI on Windows starts its hook input with one
 # Time kept back from the budget to print the answer after the last network call.
 SAFETY_S = 0.5
 
@@ -81,9 +82,10 @@ def _call(method: str, url: str, path: str, key: str, body: Any, deadline: float
 
 def decide(
     event: Mapping[str, Any], dialect: str, env: Mapping[str, str], *, url: str, key_file: str | None,
-    budget_s: float, now: Any = time.monotonic, authoritative: bool = True,
+    budget_s: float, now: Any = time.monotonic, authoritative: bool = True, defer: bool = False,
 ) -> dict[str, Any]:
-    """The answer to print. Raises nothing: every failure becomes a deny."""
+    """The answer to print. Raises nothing: every failure becomes a deny. ``defer`` (Claude only): a call
+    waiting for a person is deferred at once rather than waited for within the budget."""
     started = now()
     deadline = started + max(0.5, budget_s - SAFETY_S)
     try:
@@ -93,10 +95,13 @@ def decide(
         body = identity(event, dialect, env)
         result = _call("POST", url, c.DISPATCH_PATH, key, body, min(deadline, now() + c.DISPATCH_TIMEOUT_S))
         if result.get(c.R_OUTCOME) == c.PENDING_APPROVAL:
+            if defer and dialect == dialects.CLAUDE and result.get(c.R_APPROVAL_ID):
+                return dialects.defer(f"acteon-swarm: waiting for human approval ({result[c.R_APPROVAL_ID]}); "
+                                      f"the session resumes once a person decides")
             result = _await_approval(result, url, key, body, deadline, now)
-        return dialects.answer(result, dialect, authoritative=authoritative)
+        return dialects.answer(result, dialect, authoritative=authoritative, tool=event.get("tool_name"))
     except Denied as e:
-        return dialects.deny(dialect, str(e))
+        return dialects.deny(dialect, str(e), event.get("tool_name"))
 
 
 def _await_approval(
@@ -123,11 +128,12 @@ def _await_approval(
 
 
 def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None, key_file: str | None,
-        budget_s: float, authoritative: bool = True) -> tuple[dict[str, Any] | None, str | None, str]:
+        budget_s: float, authoritative: bool = True,
+        defer: bool = False) -> tuple[dict[str, Any] | None, str | None, str]:
     """Parse stdin and decide. Returns (answer, dialect, stderr text); answer None = dialect unknown."""
     try:
-        event = wire.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        event = wire.loads(raw.removeprefix(BOM))
+    except (ValueError, UnicodeDecodeError, RecursionError):
         event = None
     if not isinstance(event, dict):
         dialect = dialects.detect(None, flag)
@@ -135,12 +141,12 @@ def run(raw: bytes, flag: str | None, env: Mapping[str, str], *, url: str | None
         return (dialects.deny(dialect, reason) if dialect else None), dialect, reason
     dialect = dialects.detect(event.get("hook_event_name"), flag)
     if dialect is not None:
-        event = dialects.claude_shaped(event, dialect, "PreToolUse")
+        event = shapes.claude_shaped(event, dialect, shapes.PRE)
     if dialect is None:
         reason = "acteon-swarm: cannot tell which CLI called (no --cli, unknown hook_event_name); call blocked"
         return None, None, reason
     answer = decide(event, dialect, env, url=url or env.get(c.ENV_URL) or c.DEFAULT_URL, key_file=key_file,
-                    budget_s=budget_s, authoritative=authoritative)
+                    budget_s=budget_s, authoritative=authoritative, defer=defer)
     return answer, dialect, ""
 
 

@@ -14,12 +14,14 @@ from pathlib import Path
 
 from acteon_core import contract as c
 from acteon_core.files import write_atomic, write_bytes_atomic, write_text_atomic
+from acteon_core.hook_files import MARKER, hook_file
 from acteon_core.settings import (
-    MARKER,
     WRITERS,
     HookOptions,
     SettingsError,
+    cline_scripts,
     copilot_hooks,
+    goose_hooks,
     insecure_ancestor,
     load,
     opencode_plugin,
@@ -28,40 +30,23 @@ from acteon_core.settings import (
 )
 from hook import originals
 
-CLIS = ("claude", "gemini", "codex", "qwen", "opencode", "copilot")
-PLUGIN_NAME = "acteon-swarm.js"  # OpenCode loads every .js file in its plugins folders
-# CLIs that get a file of our own rather than entries merged into theirs
-OWN_FILE = ("opencode", "copilot")
+CLIS = ("claude", "gemini", "codex", "qwen", "opencode", "copilot", "crush", "cline", "cursor", "goose", "windsurf",
+        "antigravity")
+# CLIs that get files of our own rather than entries merged into theirs
+OWN_FILE = ("opencode", "copilot", "goose", "cline")
 
 
 def target_path(args: argparse.Namespace) -> Path:
+    """The file install writes (for Cline: the folder its hook executables go in)."""
     if args.settings:
         return Path(args.settings).expanduser().absolute()
-    home = Path.home()
-    cwd = Path.cwd()
-    if args.cli == "claude":
-        return {"project": cwd / ".claude" / "settings.json", "local": cwd / ".claude" / "settings.local.json",
-                "user": home / ".claude" / "settings.json"}[args.scope]
-    if args.cli == "copilot":  # Copilot runs every *.json in these folders
-        hooks = home / ".copilot" / "hooks" if args.scope == "user" else cwd / ".github" / "hooks"
-        return hooks / "acteon-swarm.json"
-    if args.cli == "opencode":
-        config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-        plugins = config / "opencode" / "plugins" if args.scope == "user" else cwd / ".opencode" / "plugins"
-        return plugins / PLUGIN_NAME
-    if args.cli == "codex":
-        codex_home = Path(os.environ["CODEX_HOME"]) if os.environ.get("CODEX_HOME") else home / ".codex"
-        return codex_home / "hooks.json" if args.scope == "user" else cwd / ".codex" / "hooks.json"
-    folder = ".qwen" if args.cli == "qwen" else ".gemini"
-    return {"project": cwd / folder / "settings.json", "local": cwd / folder / "settings.json",
-            "user": home / folder / "settings.json"}[args.scope]
+    return hook_file(args.cli, args.scope, Path.cwd(), Path.home(), os.environ)
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="acteon-swarm-hook install",
-        description="Add the acteon-swarm gate to Claude Code, Gemini CLI, Codex CLI or Qwen Code settings "
-                    "(merged, atomic).",
+        description="Add the acteon-swarm gate to an agent CLI's hook settings (merged, atomic; docs/clis.md).",
     )
     p.add_argument("--cli", required=True, choices=CLIS)
     p.add_argument("--http", action="store_true", help="Claude only: use Claude's native http hook (no process)")
@@ -72,7 +57,11 @@ def parser() -> argparse.ArgumentParser:
                         "$CODEX_HOME/hooks.json; qwen: .qwen/settings.json | ~/.qwen/settings.json; "
                         "opencode: the plugin .opencode/plugins/acteon-swarm.js | "
                         "~/.config/opencode/plugins/acteon-swarm.js; copilot: .github/hooks/acteon-swarm.json | "
-                        "~/.copilot/hooks/acteon-swarm.json (default: %(default)s)")
+                        "~/.copilot/hooks/acteon-swarm.json; crush: .crush.json | ~/.config/crush/crush.json; "
+                        "cline: .clinerules/hooks/ | ~/Documents/Cline/Hooks/; cursor: .cursor/hooks.json | "
+                        "~/.cursor/hooks.json; goose: .agents/plugins/acteon-swarm/hooks/hooks.json | the same under "
+                        "~; windsurf: .windsurf/hooks.json | ~/.codeium/windsurf/hooks.json; antigravity: "
+                        ".agents/hooks.json | ~/.gemini/config/hooks.json (default: %(default)s)")
     p.add_argument("--url", help=f"gateway URL written into the hook (default: ${c.ENV_URL} or {c.DEFAULT_URL})")
     p.add_argument("--key-file", help=f"file holding the agent key (default: ${c.ENV_AGENT_KEY} at run time)")
     p.add_argument("--budget", type=float, default=c.HOOK_BUDGET_S,
@@ -120,24 +109,36 @@ def main(argv: list[str]) -> int:
 
 
 def _install_own_file(args: argparse.Namespace, path: Path) -> int:
-    """OpenCode's plugin, Copilot's hook file: a file wholly ours (a file of that name that is not is refused)."""
+    """OpenCode's plugin, Copilot's and Goose's hook files, Cline's hook executables: files wholly ours (a file of
+    that name that is not is refused)."""
     try:
-        if path.exists() and MARKER not in path.read_text(encoding="utf-8", errors="replace"):
-            raise SettingsError(f"{path} exists and is not acteon-swarm's; not touching it")
-        opts = HookOptions(url=args.url, key_file=args.key_file, budget=args.budget, http=args.http,
-                           authoritative=args.authoritative)
-        text = opencode_plugin(opts) if args.cli == "opencode" else json.dumps(copilot_hooks(opts), indent=2) + "\n"
+        files = _own_files(args, path)
+        for file in files:
+            if file.exists() and MARKER not in file.read_text(encoding="utf-8", errors="replace"):
+                raise SettingsError(f"{file} exists and is not acteon-swarm's; not touching it")
     except SettingsError as e:
         sys.stderr.write(f"acteon-swarm-hook install: {e}\n")
         return 2
     if args.print:
-        sys.stdout.write(text)
+        sys.stdout.write("".join(files.values()))
         return 0
-    write_text_atomic(path, text, new_mode=0o644)
-    sys.stdout.write(f"acteon-swarm gate installed for {args.cli}: {path}\n")
+    for file, text in files.items():
+        write_text_atomic(file, text, new_mode=0o755 if args.cli == "cline" else 0o644)
+    sys.stdout.write(f"acteon-swarm gate installed for {args.cli}: {', '.join(map(str, files))}\n")
     for warning in _warnings(args):
         sys.stderr.write(f"acteon-swarm-hook install: warning: {warning}\n")
     return 0
+
+
+def _own_files(args: argparse.Namespace, path: Path) -> dict[Path, str]:
+    opts = HookOptions(url=args.url, key_file=args.key_file, budget=args.budget, http=args.http,
+                       authoritative=args.authoritative)
+    if args.cli == "cline":
+        return {path / event: text for event, text in cline_scripts(opts).items()}
+    if args.cli == "opencode":
+        return {path: opencode_plugin(opts)}
+    hooks = goose_hooks(opts) if args.cli == "goose" else copilot_hooks(opts)
+    return {path: json.dumps(hooks, indent=2) + "\n"}
 
 
 def _warnings(args: argparse.Namespace) -> list[str]:
@@ -193,12 +194,16 @@ def uninstall_main(argv: list[str]) -> int:
         sys.stdout.write(f"nothing to remove: {path} does not exist\n")
         return 0
     if args.cli in OWN_FILE:
-        if MARKER not in path.read_text(encoding="utf-8", errors="replace"):
-            sys.stderr.write(f"acteon-swarm-hook uninstall: {path} is not acteon-swarm's; not touching it\n")
-            return 2
+        files = [path / "PreToolUse", path / "PostToolUse"] if args.cli == "cline" else [path]
+        files = [f for f in files if f.exists()]
+        for file in files:
+            if MARKER not in file.read_text(encoding="utf-8", errors="replace"):
+                sys.stderr.write(f"acteon-swarm-hook uninstall: {file} is not acteon-swarm's; not touching it\n")
+                return 2
         if not args.print:
-            path.unlink()
-        sys.stdout.write(f"removed the acteon-swarm gate for {args.cli}: {path}\n")
+            for file in files:
+                file.unlink()
+        sys.stdout.write(f"removed the acteon-swarm gate for {args.cli}: {', '.join(map(str, files))}\n")
         return 0
     try:
         settings = load(path)

@@ -14,6 +14,7 @@ import fnmatch
 import re
 
 from acteon_core import contract as c
+from acteon_core.dialects import PROVIDERS
 from acteon_core.vocabulary import TOOL_ACTIONS
 from gateway import paths
 from gateway.shell.categories import ALL_CATEGORIES
@@ -33,9 +34,7 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "action_type": tuple(c.ACTION_TYPES) + ((c.OTHER,) if c.OTHER not in c.ACTION_TYPES else ()),
     "category": tuple(sorted(ALL_CATEGORIES)),
     "path_class": (paths.WORKSPACE, paths.TEMP, paths.HOME, paths.SYSTEM),
-    "provider": (c.PROVIDER_CLAUDE, c.PROVIDER_GEMINI, c.PROVIDER_CODEX, c.PROVIDER_QWEN, c.PROVIDER_OPENCODE,
-                 c.PROVIDER_COPILOT,
-                 c.PROVIDER_ORCHESTRATOR),
+    "provider": (*PROVIDERS.values(), c.PROVIDER_ORCHESTRATOR),
     "tool": tuple(sorted({*TOOL_ACTIONS, *_OTHER_TOOLS})),
 }
 _KNOWN = {field: frozenset(values) for field, values in VOCABULARY.items()}

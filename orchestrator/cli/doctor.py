@@ -22,6 +22,8 @@ from typing import Annotated, Any
 import typer
 
 from acteon_core import contract as c
+from acteon_core import dialects
+from acteon_core.hook_files import hook_files
 from orchestrator.cli.common import JsonOut, StateDir, find_admin_key, print_json, state_of
 
 OK, PROBLEM, NOTE = "ok", "PROBLEM", "note"
@@ -83,7 +85,7 @@ def _gateway(url: str, state: Path) -> list[Check]:
 
 
 def _binary(cli: str) -> tuple[str | None, str]:
-    path = os.environ.get(f"ACTEON_{cli.upper()}_BIN") or shutil.which(cli)
+    path = os.environ.get(f"ACTEON_{cli.upper()}_BIN") or shutil.which(_PROGRAMS.get(cli, cli))
     if not path:
         return None, ""
     try:
@@ -94,19 +96,7 @@ def _binary(cli: str) -> tuple[str | None, str]:
 
 
 def _settings_files(cli: str, cwd: Path, home: Path) -> list[Path]:
-    if cli == "claude":
-        return [cwd / ".claude" / "settings.local.json", cwd / ".claude" / "settings.json",
-                home / ".claude" / "settings.json"]
-    if cli == "codex":
-        return [cwd / ".codex" / "hooks.json", _codex_home(home) / "hooks.json"]
-    if cli == "qwen":
-        return [cwd / ".qwen" / "settings.json", home / ".qwen" / "settings.json"]
-    if cli == "copilot":
-        return [cwd / ".github" / "hooks" / "acteon-swarm.json", home / ".copilot" / "hooks" / "acteon-swarm.json"]
-    if cli == "opencode":
-        config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-        return [cwd / ".opencode" / "plugins" / "acteon-swarm.js", config / "opencode" / "plugins" / "acteon-swarm.js"]
-    return [cwd / ".gemini" / "settings.json", home / ".gemini" / "settings.json"]
+    return hook_files(cli, cwd, home, os.environ)
 
 
 def _codex_home(home: Path) -> Path:
@@ -145,8 +135,12 @@ def _codex_trust(hooks_file: Path, cwd: Path, home: Path) -> Check:
 def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
     """Our gate hooks in one settings file (command and http hooks alike; for OpenCode, the command our
     plugin runs)."""
-    from acteon_core.settings import MARKER
+    from acteon_core.hook_files import MARKER
 
+    if cli == "cline":  # a folder of executables: the PreToolUse one runs the gate
+        script = path / "PreToolUse"
+        ours = script.is_file() and MARKER in script.read_text(encoding="utf-8", errors="replace")
+        return [{"type": "command", "command": shlex.quote(str(script))}] if ours else []
     if cli == "opencode":
         try:
             line = re.search(r'^const GATE = (".*");$', path.read_text(encoding="utf-8"), re.M)
@@ -162,6 +156,13 @@ def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
         pre = hooks.get("preToolUse") if isinstance(hooks, dict) else None
         return [{"type": "command", "command": h["bash"]} for h in pre or []
                 if isinstance(h, dict) and MARKER in str(h.get("bash", ""))]
+    if cli == "antigravity" and isinstance(settings, dict):  # {"acteon-swarm": {"PreToolUse": [groups]}}
+        settings = {"hooks": settings.get(MARKER)}
+    if cli in _FLAT_EVENTS:  # hooks listed without groups
+        hooks = settings.get("hooks") if isinstance(settings, dict) else None
+        pre = hooks.get(_FLAT_EVENTS[cli]) if isinstance(hooks, dict) else None
+        return [{"type": "command", "command": h["command"]} for h in pre if isinstance(h, dict)
+                and MARKER in str(h.get("command", ""))] if isinstance(pre, list) else []
     event = "BeforeTool" if cli == "gemini" else "PreToolUse"
     hooks = settings.get("hooks") if isinstance(settings, dict) else None
     groups = hooks.get(event) if isinstance(hooks, dict) else None
@@ -172,6 +173,9 @@ def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
             if isinstance(hook, dict) and (MARKER in text or c.CLAUDE_HOOK_PATH in text):
                 found.append(hook)
     return found
+
+
+_FLAT_EVENTS = {"cursor": "preToolUse", "crush": "PreToolUse", "windsurf": "pre_run_command"}
 
 
 def _gemini_trusted(cwd: Path, home: Path) -> bool:
@@ -188,25 +192,48 @@ def _gemini_trusted(cwd: Path, home: Path) -> bool:
     return False
 
 
+def _shell_event(cli: str, cwd: Path, command: str) -> dict[str, Any]:
+    """A shell call as ``cli`` sends it to its hook."""
+    where = str(cwd)
+    if cli == "copilot":  # camelCase and no event name
+        return {"sessionId": "acteon-doctor", "cwd": where, "toolName": "bash", "toolArgs": {"command": command}}
+    if cli == "cline":
+        return {"hookName": "PreToolUse", "taskId": "acteon-doctor", "workspaceRoots": [where],
+                "preToolUse": {"toolName": "execute_command", "parameters": {"command": command}}}
+    if cli == "cursor":
+        return {"hook_event_name": "preToolUse", "conversation_id": "acteon-doctor", "workspace_roots": [where],
+                "tool_name": "Shell", "tool_input": {"command": command}}
+    if cli in ("goose", "crush"):
+        tool = "developer__shell" if cli == "goose" else "bash"
+        return {"event": "PreToolUse", "session_id": "acteon-doctor", "cwd": where, "working_dir": where,
+                "tool_name": tool, "tool_input": {"command": command}}
+    if cli == "windsurf":
+        return {"agent_action_name": "pre_run_command", "trajectory_id": "acteon-doctor",
+                "tool_info": {"command_line": command, "cwd": where}}
+    if cli == "antigravity":
+        return {"conversationId": "acteon-doctor", "workspacePaths": [where],
+                "toolCall": {"name": "run_command", "args": {"CommandLine": command}}}
+    shell = {"gemini": "run_shell_command", "qwen": "run_shell_command", "opencode": "bash"}.get(cli, "Bash")
+    return {"session_id": "acteon-doctor", "cwd": where, "tool_name": shell, "tool_input": {"command": command},
+            "hook_event_name": "BeforeTool" if cli == "gemini" else "PreToolUse"}
+
+
 def _ask_hook(command: str, cli: str, cwd: Path, shell_command: str) -> tuple[bool, str] | None:
     """Run the installed gate command on one call, exactly as the CLI would; (denied, reason), or None
     when it did not answer in time."""
-    gemini = cli == "gemini"
-    shell = {"gemini": "run_shell_command", "qwen": "run_shell_command", "opencode": "bash"}.get(cli, "Bash")
-    event: dict[str, Any] = {"session_id": "acteon-doctor", "cwd": str(cwd), "tool_name": shell,
-                             "tool_input": {"command": shell_command},
-                             "hook_event_name": "BeforeTool" if gemini else "PreToolUse"}
-    if cli == "copilot":  # camelCase and no event name
-        event = {"sessionId": "acteon-doctor", "cwd": str(cwd), "toolName": "bash",
-                 "toolArgs": {"command": shell_command}}
     try:
-        r = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(event), capture_output=True, text=True,
-                           timeout=60, cwd=cwd)
+        r = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(_shell_event(cli, cwd, shell_command)),
+                           capture_output=True, text=True, timeout=60, cwd=cwd)
     except subprocess.TimeoutExpired:
         return None
     answer = r.stdout.strip()
-    denied = r.returncode == 2 or '"deny"' in answer
-    return denied, (r.stderr.strip() or answer)[:300]
+    try:
+        parsed = json.loads(answer.splitlines()[-1]) if answer else {}
+    except ValueError:
+        parsed = {}
+    reason = dialects.denied(parsed) if isinstance(parsed, dict) else None
+    denied = r.returncode == 2 or reason is not None
+    return denied, (r.stderr.strip() or reason or answer)[:300]
 
 
 def _probe(hook: dict[str, Any], cli: str, cwd: Path) -> Check:
@@ -233,6 +260,10 @@ def _probe(hook: dict[str, Any], cli: str, cwd: Path) -> Check:
                      "the hook is failing closed rather than deciding: check its key file and gateway URL")
     return Check(f"{cli} probe", OK, f"`{_HARMLESS}` is allowed and {shlex.quote(_PROBE)} is denied by rule "
                                      f"{rule.group(1)}, through the installed hook")
+
+
+# The program each CLI is started as, where it is not the CLI's name.
+_PROGRAMS = {"cursor": "cursor-agent", "antigravity": "agy"}
 
 
 def _cli_checks(cli: str, cwd: Path, home: Path) -> list[Check]:
@@ -273,7 +304,7 @@ def checks(state: Path, cwd: Path, home: Path) -> list[Check]:
            Check("python", PROBLEM, python, "use Python 3.11 or newer"),
            Check("acteon-swarm", OK, f"{c.VERSION} ({installed})")]
     out += _gateway(os.environ.get(c.ENV_URL) or c.DEFAULT_URL, state)
-    for cli in ("claude", "gemini", "codex", "qwen", "opencode", "copilot"):
+    for cli in dialects.DIALECTS:
         out += _cli_checks(cli, cwd, home)
     return out
 

@@ -62,6 +62,11 @@ def copilot_bin() -> str:
     return _binary("copilot")
 
 
+@pytest.fixture(scope="session")
+def cline_bin() -> str:
+    return _binary("cline")
+
+
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One gateway process (embedded store, default pack) for a test module; tests use separate runs."""
@@ -265,6 +270,30 @@ def run_copilot(copilot_bin: str, sb: Sandbox, script: Script, *, gateway: str, 
         }
         p = subprocess.run([copilot_bin, "-p", "Do the task.", "--allow-all-tools"], cwd=sb.workspace, env=env,
                            capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+    return Result(p.returncode, p.stdout, p.stderr, script)
+
+
+def run_cline(cline_bin: str, sb: Sandbox, script: Script, *, gateway: str, run_id: str, key: str,
+              agent_id: str = "cline-agent-1", budget: str = "20") -> Result:
+    """Cline's CLI (``cline --json``) offline: its Anthropic provider, set up with ``cline auth``, pointed at the fake
+    model; its sessions in this process (``CLINE_SESSION_BACKEND_MODE=local``: a background daemon would run the
+    hooks with another run's environment); the gate installed in the project's .clinerules/hooks/."""
+    install("cline", sb.workspace / ".clinerules" / "hooks", gateway, "--budget", budget)
+    with fake_model(script) as model:
+        env = {
+            "PATH": os.environ["PATH"], "HOME": str(sb.home), "CLINE_SESSION_BACKEND_MODE": "local",
+            "ACTEON_AGENT_KEY": key, "ACTEON_RUN_ID": run_id, "ACTEON_AGENT_ID": agent_id,
+        }
+        auth = subprocess.run([cline_bin, "auth", "-p", "anthropic", "-k", "sk-ant-fake", "-m", "claude-sonnet-4-5"],
+                              cwd=sb.workspace, env=env, capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL)
+        assert auth.returncode == 0, auth.stdout + auth.stderr
+        providers = sb.home / ".cline" / "data" / "settings" / "providers.json"
+        config = json.loads(providers.read_text())
+        config["providers"]["anthropic"]["settings"]["baseUrl"] = f"{model}/v1"
+        providers.write_text(json.dumps(config))
+        p = subprocess.run([cline_bin, "--json", "Do the task."], cwd=sb.workspace, env=env, capture_output=True,
+                           text=True, timeout=240, stdin=subprocess.DEVNULL)
     return Result(p.returncode, p.stdout, p.stderr, script)
 
 

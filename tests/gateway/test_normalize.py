@@ -90,3 +90,35 @@ def test_a_home_under_tmp_is_still_home() -> None:
                      input={"command": "rm -rf ~"}, cwd="/tmp/job/ws", home="/tmp/job/home")
     assert call.value("path_class") == ("home",)
     assert "destructive_delete" in call.categories
+
+
+@pytest.mark.parametrize(("tool", "inp", "action_type", "target"), [
+    ("Shell", {"command": "ls", "working_directory": "/work/proj"}, "execute_command", "ls"),  # Cursor
+    ("execute_command", {"command": "ls", "requires_approval": "false"}, "execute_command", "ls"),  # Cline
+    ("developer__shell", {"command": "ls"}, "execute_command", "ls"),  # Goose
+    ("run_command", {"CommandLine": "ls", "command": "ls"}, "execute_command", "ls"),  # agy, Windsurf
+    ("write_to_file", {"path": "a.py", "content": "x"}, "write_file", "/work/proj/a.py"),  # Cline
+    ("replace_in_file", {"path": "a.py", "diff": "..."}, "write_file", "/work/proj/a.py"),
+    ("developer__edit", {"path": "a.py", "before": "a", "after": "b"}, "write_file", "/work/proj/a.py"),  # Goose
+    ("write_code", {"file_path": "a.py", "edits": []}, "write_file", "/work/proj/a.py"),  # Windsurf
+    ("multiedit", {"file_path": "a.py", "edits": []}, "write_file", "/work/proj/a.py"),  # Crush
+    ("download", {"url": "https://x.example/a", "file_path": "a.bin"}, "write_file", "/work/proj/a.bin"),
+    ("view_file", {"AbsolutePath": "/etc/hosts", "file_path": "/etc/hosts"}, "read_file", "/etc/hosts"),  # agy
+    ("search_files", {"path": "src", "regex": "TODO"}, "list_files", "/work/proj/src"),  # Cline
+    ("fetch", {"url": "https://docs.example/x"}, "web_fetch", "https://docs.example/x"),  # Crush
+])
+def test_the_other_clis_tools_are_read_like_the_first_ones(tool: str, inp: dict, action_type: str,
+                                                          target: str) -> None:
+    call = norm(tool, inp)
+    assert (call.action_type, call.facts.target) == (action_type, target)
+
+
+@pytest.mark.parametrize(("tool", "inp"), [
+    ("Write", {"content": "x"}),  # no path at all
+    ("write_to_file", {"TargetFileName": "a.py", "content": "x"}),  # a key no CLI we know uses
+    ("Read", {"target": "/home/agent/.ssh/id_rsa"}),
+])
+def test_a_write_or_read_whose_file_cannot_be_found_is_unparseable(tool: str, inp: dict) -> None:
+    """Never a write to nowhere, which no file scope would hold."""
+    call = norm(tool, inp)
+    assert "unparseable" in call.facts.categories and call.facts.writes == ("?",)

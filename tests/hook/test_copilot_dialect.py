@@ -5,26 +5,21 @@ camelCase, no event name, ``toolArgs`` as an object or a JSON string; answers wi
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.hook import dialect_helpers
 from tests.hook.fake_gateway import fake_gateway
 from tests.hook.test_gate import decision, gw_env, run_hook
 
-FIXTURES = Path(__file__).parent / "fixtures" / "copilot-1.0.102"
-
 
 def recorded(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / f"{name}.json").read_text()))
+    return dialect_helpers.recorded("copilot-1.0.102", name)
 
 
 def gate(event: Any, result: Any, *args: str) -> tuple[int, Any, str, list[Any]]:
-    stdin = event if isinstance(event, bytes) else json.dumps(event).encode()
-    with fake_gateway(lambda m, p, b: (200, result)) as (url, seen, _r):
-        code, answer, err, _ = run_hook(stdin, "gate", "--cli", "copilot", *args, env=gw_env(url))
-    return code, answer, err, seen
+    return dialect_helpers.gate("copilot", event, result, *args)
 
 
 @pytest.mark.parametrize("as_string", [False, True])

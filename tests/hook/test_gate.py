@@ -246,6 +246,23 @@ def test_approval_still_pending_at_the_budget_denies_naming_it(dialect) -> None:
     assert elapsed < 7 + 1.5
 
 
+def test_with_defer_claude_stops_at_a_pending_approval_at_once(dialect) -> None:
+    """Orchestrated headless Claude agents: the session stops (``defer``) rather than holding its slot; the
+    orchestrator resumes it once a person decided. Gemini has no defer: it keeps the bounded wait."""
+    dispatches: list[int] = []
+    with fake_gateway(_approval_gateway("approved", dispatches)) as (url, seen, _r):
+        code, answer, _err, elapsed = run_hook(json.dumps(EVENTS[dialect]), "gate", "--cli", dialect, "--defer",
+                                               "--budget", "20", env=gw_env(url))
+    if dialect == "claude":
+        assert code == 0 and answer == {"hookSpecificOutput": {
+            "hookEventName": "PreToolUse", "permissionDecision": "defer",
+            "permissionDecisionReason": "acteon-swarm: waiting for human approval (apr-0123456789abcdef-run-7); "
+                                        "the session resumes once a person decides"}}
+        assert [p for _m, p, _b in seen] == ["/v1/dispatch"] and elapsed < 5  # no wait
+    else:
+        assert code == 0 and not is_deny(dialect, answer) and len(dispatches) == 2  # waited, then ran
+
+
 def test_the_hook_never_answers_ask() -> None:
     for dialect in ("claude", "gemini"):
         with fake_gateway(lambda m, p, b: (200, decision("pending_approval", False, approval_id=""))) as (url, _, _r):

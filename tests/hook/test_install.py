@@ -15,14 +15,6 @@ from tests.support import ROOT
 HOOK = [sys.executable, "-I", "-S", str(ROOT / "hook" / "__main__.py")]
 
 
-@pytest.fixture(autouse=True)
-def state_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Where install records the files it found: a folder of each test's own."""
-    state = tmp_path_factory.mktemp("state")
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
-    return state
-
-
 def _env(cwd: Path | None, **extra: str) -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "HOME": str(cwd or Path.cwd()), "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
             **extra}

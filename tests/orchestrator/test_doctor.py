@@ -28,7 +28,9 @@ def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
     home.chmod(0o700)
     for cli, version in (("claude", "2.1.328 (Claude Code)"), ("gemini", "0.61.0"), ("codex", "codex-cli 0.169.0"),
                           ("qwen", "0.24.4"), ("opencode", "1.18.33"),
-                          ("copilot", "GitHub Copilot CLI 1.0.102")):
+                          ("copilot", "GitHub Copilot CLI 1.0.102"), ("crush", "crush version v0.20.0"),
+                          ("cline", "3.40.0"), ("cursor-agent", "2026.11.20"), ("goose", "1.14.0"),
+                          ("windsurf", "1.12.0"), ("agy", "1.2.3")):
         stub = bin_dir / cli
         stub.write_text(f"#!/bin/sh\necho '{version}'\n")
         stub.chmod(0o755)
@@ -176,3 +178,21 @@ def test_qwen_opencode_and_copilot_are_probed_through_the_installed_gate(setup, 
     assert checks[f"{cli} hook"]["status"] == "ok" and where in checks[f"{cli} hook"]["detail"]
     assert checks[f"{cli} probe"]["status"] == "ok", checks[f"{cli} probe"]
     assert "block-destructive-commands" in checks[f"{cli} probe"]["detail"]
+
+
+CLIS = {"crush": ".crush.json", "cline": ".clinerules/hooks", "cursor": ".cursor/hooks.json",
+        "goose": ".agents/plugins/acteon-swarm/hooks/hooks.json", "windsurf": ".windsurf/hooks.json",
+        "antigravity": ".agents/hooks.json"}
+
+
+def test_the_other_clis_are_probed_through_their_installed_gates(setup) -> None:  # type: ignore[no-untyped-def]
+    """Each probe sends a shell call in that CLI's own event shape and reads the answer in its own dialect."""
+    for cli in CLIS:
+        install(setup, cli)
+    _code, checks = doctor(setup)
+    for cli, where in CLIS.items():
+        assert checks[cli]["status"] == "ok", checks[cli]
+        assert checks[f"{cli} hook"]["status"] == "ok", checks[f"{cli} hook"]
+        assert where in checks[f"{cli} hook"]["detail"]
+        assert checks[f"{cli} probe"]["status"] == "ok", checks[f"{cli} probe"]
+        assert "block-destructive-commands" in checks[f"{cli} probe"]["detail"]

@@ -196,11 +196,15 @@ def test_a_role_with_no_tools_is_refused_everything() -> None:
 
 
 def test_expand_tools_maps_every_clis_names() -> None:
-    assert expand_tools(["Bash"]) == ["Bash", "bash", "run_shell_command"]
-    assert expand_tools(["run_shell_command"]) == ["Bash", "bash", "run_shell_command"]
+    shells = ["Bash", "Shell", "bash", "developer__shell", "execute_command", "run_command", "run_commands",
+              "run_shell_command"]
+    assert expand_tools(["Bash"]) == shells
+    assert expand_tools(["run_shell_command"]) == shells
     assert expand_tools(["Agent"]) == ["Agent", "Task", "agent", "invoke_agent", "spawn_agent", "task"]
-    assert expand_tools(["Write"]) == ["Write", "apply_patch", "create", "write", "write_file"]  # patches write files
-    assert expand_tools(["Edit"]) == ["Edit", "MultiEdit", "edit", "replace"]
+    assert expand_tools(["Write"]) == ["Write", "apply_patch", "create", "developer__write", "download", "editor",
+                                       "write", "write_code", "write_file", "write_to_file"]  # patches, downloads
+    assert expand_tools(["Edit"]) == ["Edit", "MultiEdit", "developer__edit", "edit", "multi_replace_file_content",
+                                      "multiedit", "replace", "replace_file_content", "replace_in_file"]
     assert expand_tools(["mcp__x__y"]) == ["mcp__x__y"]
 
 
