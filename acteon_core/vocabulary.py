@@ -16,7 +16,8 @@ from acteon_core import contract as c
 # --- tasks and runs -------------------------------------------------------------------------------
 # A task's state: in the scheduler, the journal, the gateway's run view, `status` and the RDF twin. Listed in
 # the order `status` shows them.
-TaskStatus = Literal["done", "running", "ready", "pending", "failed", "skipped", "blocked", "cancelled", "parked",
+TaskStatus = Literal["done", "running", "waiting_approval", "ready", "pending", "failed", "skipped", "blocked",
+                     "cancelled", "parked",
                      "conflict", "verify_failed"]
 TASK_STATUSES: tuple[TaskStatus, ...] = get_args(TaskStatus)
 # A dependency in one of these states can never become done, so its dependents are blocked.
@@ -24,7 +25,8 @@ DEAD_ENDS: frozenset[TaskStatus] = frozenset({"failed", "skipped", "blocked", "c
                                               "verify_failed"})
 TERMINAL: frozenset[TaskStatus] = DEAD_ENDS | {"done"}
 # Parked tasks wait for a person (the park ledger): not terminal, but nothing starts them, and their
-# dependents wait with them instead of being blocked.
+# dependents wait with them instead of being blocked. A task `waiting_approval` is one whose agent stopped at a
+# call a person must approve, its slot given to other tasks until the decision (docs/swarm.md).
 
 # How a task's own work ended (its agents finished, were cancelled, or its merge did not go in).
 TaskEnd = Literal["done", "failed", "cancelled", "conflict", "verify_failed"]

@@ -174,6 +174,20 @@ class SubtaskFinished(_Event):
     cost_usd: float | None = None
 
 
+class SubtaskDeferred(_Event):
+    """An agent session stopped at a call a person must decide (Claude's ``defer``): its slot is free until the
+    decision, then the same session is resumed — after a crash too (``run --resume`` reads this)."""
+
+    type: Literal["subtask_deferred"] = "subtask_deferred"
+    task_id: str
+    subtask_id: str
+    agent_id: str
+    session_id: str
+    tool: str = ""
+    tool_use_id: str = ""
+    approval_id: str = ""  # the approval it waits for, when the gateway named it
+
+
 class AgentStarted(_Event):
     """An agent process started: its process group is recorded so a resume can reap it after a crash."""
 
@@ -298,7 +312,8 @@ class EvalScored(_Event):
 
 Event = Annotated[
     RunStarted | TaskStatusChanged | Merge | RetryRequested | SynthesisMade | LensMerged | SubtaskStarted
-    | SubtaskFinished | ChallengeRound | FixFinished | AdversarialFinished | AgentStarted | ToolCall | ToolCompleted
+    | SubtaskFinished | SubtaskDeferred | ChallengeRound | FixFinished | AdversarialFinished | AgentStarted
+    | ToolCall | ToolCompleted
     | EvalScored | Finding | FindingsUsed | RefinerDecision
     | Alert | Note | RunFinished,
     Field(discriminator="type"),
@@ -316,6 +331,18 @@ def line_error(path: Path, number: int, e: ValidationError) -> JournalError:
     first = e.errors()[0]
     where = ".".join(str(x) for x in first["loc"])
     return JournalError(f"{path}:{number}: {where + ': ' if where else ''}{first['msg']}")
+
+
+def deferred_sessions(events: list[Any]) -> dict[str, SubtaskDeferred]:
+    """The agent sessions that stopped at a call for a person and were not resumed to their end: agent id ->
+    its last deferral."""
+    waiting: dict[str, SubtaskDeferred] = {}
+    for ev in events:
+        if isinstance(ev, SubtaskDeferred):
+            waiting[ev.agent_id] = ev
+        elif isinstance(ev, SubtaskFinished):
+            waiting.pop(ev.agent_id, None)
+    return waiting
 
 
 def task_statuses(events: list[Any]) -> dict[str, str]:

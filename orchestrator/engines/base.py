@@ -70,6 +70,10 @@ class SubtaskContext:
     # The task's worktree on this machine ({"top", "branch"}; branch '' for a read-only view): an executor
     # that runs the agent elsewhere carries its head there and the agent's commits back.
     worktree: dict[str, str] = field(default_factory=dict)
+    # Claude: a call waiting for a person stops the session (the result says ``deferred``) instead of holding the
+    # agent's slot; ``resume_session`` then continues that session, which asks the gateway again.
+    defer: bool = False
+    resume_session: str | None = None
 
     def agent_env(self) -> dict[str, str]:
         """The agent's environment: its seat's (``Seat.agent_env``) and what the run set for it."""
@@ -88,6 +92,9 @@ class SubtaskResult:
     output: str = ""  # the agent's final answer (or a command's stdout), bounded: findings are read from it
     usage: dict[str, Any] = field(default_factory=dict)  # tokens and cost the CLI reported (engines/usage.py)
     answer_file: Path | None = None  # where the complete final answer is (``output`` is bounded)
+    # The session stopped at a call a person must decide (Claude's ``defer``): {session_id, tool, tool_use_id};
+    # None when it ran to its end.
+    deferred: dict[str, str] | None = None
 
 
 class Engine(Protocol):
@@ -99,14 +106,14 @@ class Engine(Protocol):
 def hook_options(ctx: SubtaskContext, *, http: bool = False) -> HookOptions:
     """How the gate is wired into an agent's own settings file. The hook's budget leaves the subtask most
     of its time for approvals but stays below the CLI's timeout."""
-    return gate_options(ctx.seat.gateway_url, ctx.timeout_s, http=http)
+    return gate_options(ctx.seat.gateway_url, ctx.timeout_s, http=http, defer=ctx.defer)
 
 
-def gate_options(gateway_url: str, timeout_s: float, *, http: bool = False) -> HookOptions:
+def gate_options(gateway_url: str, timeout_s: float, *, http: bool = False, defer: bool = False) -> HookOptions:
     """:func:`hook_options` for an agent session that is not a subtask (the refiner)."""
     budget = max(5.0, min(c.HOOK_BUDGET_S, timeout_s / 2))
     # authoritative: an orchestrated agent has no human at a prompt; the gateway's allow is the decision
-    return HookOptions(http=http, url=gateway_url, key_file=None, budget=budget, authoritative=True)
+    return HookOptions(http=http, url=gateway_url, key_file=None, budget=budget, authoritative=True, defer=defer)
 
 
 def read_output(out: Path, max_output_bytes: int) -> dict[str, Any]:

@@ -128,6 +128,8 @@ class Run:
         caps = {name: r.max_concurrent for name, r in self.roles.items() if r.max_concurrent}
         self.scheduler = Scheduler(specs, max_agents=self.max_agents(), role_caps=caps, run_task=self._run_task,
                                    on_change=self._on_change, after_task=self._after_task, initial=initial)
+        self.sessions.unslotted = self.scheduler.unslotted  # an agent waiting for a person frees its slot
+        self.sessions.deferred = E.deferred_sessions(past)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.cancel, f"cancelled ({signal.Signals(sig).name})")

@@ -96,7 +96,7 @@ class Scheduler:
                 raise ValueError(f"initial status given for unknown task {task_id!r}")
             if status not in get_args(Status):
                 raise ValueError(f"initial status of task {task_id!r} is not a status: {status!r}")
-            if status in ("running", "ready", "parked"):
+            if status in ("running", "waiting_approval", "ready", "parked"):
                 # Interrupted work is redone: the previous attempt's agent is gone. A parked task is looked at
                 # again: it may have been approved meanwhile.
                 self._set(task_id, "pending", f"requeued on resume (was {status})")
@@ -109,6 +109,10 @@ class Scheduler:
         self.peak_running = 0
         self.peak_by_role: dict[str, int] = {}
 
+        # Agents of running tasks that gave their slot back while they wait for a person (task id -> how many),
+        # and those whose wait is over, in the order they queued to take a slot back.
+        self._waiting: dict[str, int] = {}
+        self._resuming: list[tuple[str, asyncio.Future[None]]] = []
         # The interruptible piece of work (run_task or after_task) each live task is awaiting.
         self._inflight: dict[str, asyncio.Future[Any]] = {}
         self._workers: set[asyncio.Task[None]] = set()
@@ -188,6 +192,7 @@ class Scheduler:
     def _start_ready(self) -> None:
         if self._cancel_reason is not None:
             return
+        self._give_back_slots()
         ready = sorted(
             (self._specs[t] for t, s in self._status.items() if s == "ready"), key=lambda s: (s.priority, s.order)
         )
@@ -202,6 +207,54 @@ class Scheduler:
                 why = self._scope_wait(spec)
                 if why and self._reason[spec.id] != why:
                     self._set(spec.id, "ready", why)
+
+    def _give_back_slots(self) -> None:
+        """Agents whose wait is over take their slots back before any ready task starts, in the order they
+        queued, as long as the caps allow."""
+        while self._resuming and self._running_total < self._max_agents:
+            task_id, granted = self._resuming[0]
+            spec = self._specs[task_id]
+            whole = self._waiting.get(task_id, 0) == spec.slots  # the task's role slot was given back too
+            if whole and self._running_by_role.get(spec.role, 0) >= self._role_caps.get(spec.role, self._max_agents):
+                return
+            self._resuming.pop(0)
+            if granted.done():  # its waiter was cancelled meanwhile, and took its slot back itself
+                continue
+            self._take_slot_back(task_id, "resumed: a person decided")
+            granted.set_result(None)
+
+    def _take_slot_back(self, task_id: str, reason: str) -> None:
+        spec = self._specs[task_id]
+        if self._waiting[task_id] == spec.slots:
+            self._running_by_role[spec.role] = self._running_by_role.get(spec.role, 0) + 1
+            self._set(task_id, "running", reason)
+        self._running_total += 1
+        self.peak_running = max(self.peak_running, self._running_total)
+        self._waiting[task_id] -= 1
+
+    async def unslotted(self, task_id: str, work: Awaitable[_T], reason: str) -> _T:
+        """Await ``work`` (a running task's agent waiting for a person) without holding its slot: other tasks
+        may use it meanwhile, and the task is ``waiting_approval`` while all its agents wait. Then the slot is
+        taken back, before any ready task starts, once one is free. The task keeps its write scope all along
+        (its worktree holds unfinished work). A cancel takes the slot back at once (the task's end needs it)."""
+        spec = self._specs[task_id]
+        self._waiting[task_id] = self._waiting.get(task_id, 0) + 1
+        self._running_total -= 1
+        if self._waiting[task_id] == spec.slots:
+            self._running_by_role[spec.role] -= 1
+            self._set(task_id, "waiting_approval", reason)
+        self._wake.set()
+        granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        try:
+            result = await work
+            self._resuming.append((task_id, granted))
+            self._wake.set()
+            await granted
+            return result
+        finally:
+            if not granted.done() or granted.cancelled():
+                granted.cancel()
+                self._take_slot_back(task_id, "stopped waiting")
 
     def _fits(self, spec: TaskSpec, roles: dict[str, int], scopes: dict[str, tuple[str, ...]]) -> bool:
         if roles.get(spec.role, 0) >= self._role_caps.get(spec.role, self._max_agents):

@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from acteon_core.vocabulary import AGENT_ENGINES
 from orchestrator import events as E
@@ -27,6 +29,15 @@ from orchestrator.workspace.tasks import Attempts, TaskPlaces
 from orchestrator.workspace.worktrees import Worktree
 from orchestrator.workspace.worktrees import identity_env as git_identity
 
+_T = TypeVar("_T")
+# A session that stops at a call for a person this many times is ended: each stop is one call a person decided
+# (or let expire), so more means the agent keeps asking for what it is not given.
+MAX_DEFERRALS = 20
+
+
+async def _holding(task_id: str, work: Awaitable[_T], reason: str) -> _T:
+    return await work
+
 
 class Sessions:
     def __init__(self, run_dir: R.RunDir, opts: RunOptions, cfg: SwarmConfig, *, client: GatewayClient,
@@ -40,6 +51,10 @@ class Sessions:
         self.monitor_kills: dict[str, str] = {}  # agent id -> why the monitor killed it
         # The orchestrator's own commands (verify, eval) run on the command engine whatever the run's engine.
         self._command_engine = get_engine("command")
+        # How an agent waits for a person without its slot (the run's scheduler sets it: Scheduler.unslotted).
+        self.unslotted: Callable[[str, Awaitable[Any], str], Awaitable[Any]] = _holding
+        # Sessions a crashed run left stopped at a call for a person (run --resume): agent id -> its deferral.
+        self.deferred: dict[str, E.SubtaskDeferred] = {}
 
     @property
     def seat(self) -> Seat:
@@ -64,15 +79,35 @@ class Sessions:
             worktree={"top": str(place.top), "branch": place.branch or ""} if place is not None else {},
             timeout_s=timeout_s, client=self.client,
             on_start=functools.partial(self.started, task.id, sub_id, agent_id),
-            extra_env={**self.extra_env(task, agent_id, place), **(extra_env or {})}, model=model)
+            extra_env={**self.extra_env(task, agent_id, place), **(extra_env or {})}, model=model,
+            # Claude stops at a call for a person (its slot freed) and is resumed here, on this machine.
+            defer=engine == "claude" and self.executor.name == "local")
+        earlier = self.deferred.pop(agent_id, None) if ctx.defer else None
         try:
             if prompt is not None and engine == "command":
                 raise EngineError(f"subtask {sub_id} has a prompt but the run's engine is 'command'; "
                                   f"use --engine {'|'.join(AGENT_ENGINES)}")
+            if earlier is not None:  # stopped at a call for a person before the crash: wait, then go on
+                await self._decided(task.id, agent_id, earlier.tool)
+                ctx.resume_session = earlier.session_id
             # The task's n-th attempt (a retry by the refiner or a person runs it again; counted from the
             # journal). A resume runs the same attempt: an executor that ran it elsewhere re-attaches to it,
             # or takes its result if it finished while this process was down.
-            result = await self.executor.run(ctx, engine, generation=self.attempts.count.get(task.id, 0))
+            generation = self.attempts.count.get(task.id, 0)
+            result = await self.executor.run(ctx, engine, generation=generation)
+            used: dict[str, Any] = {}
+            for _ in range(MAX_DEFERRALS):
+                if result.deferred is None:
+                    break
+                self.dir.record(E.SubtaskDeferred, task_id=task.id, subtask_id=sub_id, agent_id=agent_id,
+                                **result.deferred)
+                used = _added(used, result.usage)
+                await self._decided(task.id, agent_id, result.deferred["tool"])
+                ctx.resume_session = result.deferred["session_id"]
+                result = await self.executor.run(ctx, engine, generation=generation)
+            if result.deferred is not None:
+                result.ok, result.detail = False, f"stopped at a call for a person {MAX_DEFERRALS} times; ended"
+            result.usage = _added(used, result.usage)
         except EngineError as e:
             result = SubtaskResult(ok=False, detail=str(e))
         finally:
@@ -83,6 +118,22 @@ class Sessions:
                         returncode=result.returncode, timed_out=result.timed_out, duration_s=result.duration_s,
                         detail=result.detail[:2000], **result.usage)
         return result
+
+    async def _decided(self, task_id: str, agent_id: str, tool: str) -> None:
+        """Wait, without the agent's slot, until no approval of this agent is pending (a person decided, or it
+        expired). Whatever was decided, the resumed session asks the gateway again, and the gateway answers
+        for the same call as the person decided: run it once, or refuse it with their reason."""
+
+        async def decided() -> None:
+            while True:
+                pending = [a for a in await self.client.approvals(self.dir.run_id, "pending")
+                           if a.get("agent_id") == agent_id]
+                if not pending:
+                    return
+                await self.client.wait_approval("", str(pending[0]["approval_id"]), 300)
+
+        await self.unslotted(task_id, decided(), f"{agent_id} waits for a person to approve its {tool} call "
+                                                 "(acteon-swarm approvals, or the console)")
 
     async def run_command(self, command: str, where: Path, *, agent_id: str, task_id: str, subtask_id: str,
                           timeout_s: float, extra_env: dict[str, str] | None = None,
@@ -137,3 +188,11 @@ class Sessions:
         if lenses is not None:
             env["ACTEON_LENS_REPORT"] = lenses  # merged.json of each lens task it depends on
         return env
+
+
+def _added(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Usage of two legs of one session (numbers summed; a field only one reports is kept as it is)."""
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = (out[k] + v) if isinstance(v, int | float) and isinstance(out.get(k), int | float) else v
+    return out

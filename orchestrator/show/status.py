@@ -184,8 +184,9 @@ def render(info: dict[str, Any]) -> str:
     status (the demo's run ends ``failed`` by design: its dangerous task is blocked)."""
     counts = info["task_counts"]
     task_part = " · ".join(f"{counts[k]} {k}" for k in ("done", "running", "pending", "failed", "skipped")
-                           ) + "".join(f" · {counts[k]} {k}" for k in ("blocked", "cancelled", "parked", "conflict",
-                                                                        "verify_failed") if counts.get(k))
+                           ) + "".join(f" · {counts[k]} {k}" for k in ("waiting_approval", "blocked", "cancelled",
+                                                                        "parked", "conflict", "verify_failed")
+                                       if counts.get(k))
     state = info["status"] if not info.get("outcome") else f"{info['outcome']} — run status {info['status']}"
     lines = [f"Swarm run: {info['run_id']} ({state}, {_clock(info['elapsed_s'])})   tasks: {task_part}"]
     stats = info["stats"]
@@ -194,7 +195,8 @@ def render(info: dict[str, Any]) -> str:
     if stats.get("approvals_asked"):
         lines[-1] += f"   Approvals asked: {stats['approvals_asked']} ({stats['approvals_open']} still open)"
     for t in info["tasks"]:
-        shown = t["status"] in ("failed", "blocked", "skipped", "parked", "conflict", "verify_failed") or (
+        shown = t["status"] in ("failed", "blocked", "skipped", "parked", "conflict", "verify_failed",
+                                "waiting_approval") or (
             t["status"] in ("ready", "running") and t.get("reason", "").startswith("waiting"))
         why = f"  ({t['reason']})" if t.get("reason") and shown else ""
         lines.append(f"    {t['status']:<9} {t['id']:<16} {t['role']:<10} {t['name']}{why}")
