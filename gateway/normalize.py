@@ -144,6 +144,10 @@ def normalize(
             action_type, facts = c.MCP_CALL, Facts(target=f"{mcp[0]}/{mcp[1]}")
         else:
             action_type, facts = c.OTHER, Facts(target=tool[:_MAX_TARGET])
+    elif action_type == c.EXECUTE_COMMAND and not isinstance(input.get("command"), str):
+        # A shell tool whose command is under a key no CLI we know uses (a CLI that renamed it): judged as a
+        # command the gateway cannot read, never as an empty one.
+        facts = unparseable_facts(_shown(tool, input), "names no command the gateway can find")
     elif action_type == c.EXECUTE_COMMAND:
         if shell_facts is None:
             command, workdir = shell_command(input, cwd, home)
@@ -170,9 +174,8 @@ def normalize(
         if not raw and action_type in (c.WRITE_FILE, c.READ_FILE):
             # A write or read whose file is under a key no CLI we know uses: judged as a call the gateway
             # cannot read, never as a write to nowhere (which no file scope would hold).
-            shown = " ".join(f"{k}={v}" for k, v in list(input.items())[:8])[:_MAX_TARGET]
             return Call(run_id, agent_id, role, provider, tool, action_type, input, cwd,
-                        unparseable_facts(f"{tool} {shown}", "names no file the gateway can find"))
+                        unparseable_facts(_shown(tool, input), "names no file the gateway can find"))
         facts = _file_facts(action_type, raw, pattern, cwd, home, secret_paths, tool in _CONTENT_SEARCHES)
         carried = set(content_facts.categories) & CARRIED if content_facts is not None else set()
         if changes:
@@ -186,6 +189,11 @@ def normalize(
         if carried and action_type == c.WRITE_FILE:
             facts = replace(facts, categories=tuple(sorted(carried.union(facts.categories))))
     return Call(run_id, agent_id, role, provider, tool, action_type, input, cwd, facts)
+
+
+def _shown(tool: str, input: Mapping[str, Any]) -> str:
+    """A call the gateway cannot read, as text for its target (the tool and its first arguments)."""
+    return (tool + " " + " ".join(f"{k}={v}" for k, v in list(input.items())[:8]))[:_MAX_TARGET]
 
 
 def _changes(input: Mapping[str, Any]) -> tuple[patches.Change, ...] | None:

@@ -56,6 +56,9 @@ _KIND_CATEGORY = {"secret": cat.CREDENTIAL_ACCESS, "credential": cat.CREDENTIAL_
 class Pattern:
     words: tuple[str, ...]
     flags: tuple[str, ...]  # one of these must be present (empty: no condition)
+    # Options written among the words (`client -d`, `run --all destroy`): each must be present. Options are never
+    # subcommand words (``split``), so a table that writes one in place is read as this condition.
+    required: tuple[str, ...] = ()
 
     def matches(self, words: list[str], present: list[str]) -> bool:
         pattern = self.words
@@ -67,6 +70,8 @@ class Pattern:
         if len(words) < len(pattern):
             return False
         if not any(all(_word_matches(w, p) for w, p in zip(words[o:], pattern, strict=False)) for o in offsets):
+            return False
+        if not all(_has_flag(present, f) for f in self.required):
             return False
         wanted = [f for f in self.flags if not f.startswith("!")]
         if wanted and not any(_has_flag(present, f) for f in wanted):
@@ -123,7 +128,9 @@ def _pattern(text: str) -> Pattern:
     if "[" in text and text.endswith("]"):
         text, _, rest = text.partition("[")
         flags = tuple(f.strip() for f in rest[:-1].split("|") if f.strip())
-    return Pattern(tuple(text.split()), flags)
+    words = text.split()
+    options = tuple(w for w in words[1:] if w.startswith("-") and len(w) > 1)
+    return Pattern(tuple(w for w in words if w not in options), flags, options)
 
 
 def _table(family: str, name: str, body: dict[str, Any]) -> Table:

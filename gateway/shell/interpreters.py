@@ -40,6 +40,10 @@ def run_code_word(call: Invocation, word: Word) -> None:
     """A shell-code argument (`bash -c WORD`, `eval WORDS`)."""
     if word.flow.payload:
         call.flag(cat.REMOTE_CODE)
+    if word.target is not None:
+        # The code is an item produced at run time (`xargs -a cmds.txt -I{} sh -c '{}'`, `find … -exec sh -c {}`):
+        # whatever lines the input holds run as commands.
+        call.flag(cat.DYNAMIC_COMMAND)
     # Dynamic parts keep their source text, so `bash -c "rm -rf $D"` re-parses with $D in place.
     call.run_script(word.value)
 

@@ -52,6 +52,7 @@ def judge(call: Invocation) -> None:
     read: `form submit` names no program anyone ships. SQL it is handed runs on some database
     (`n98-magerun2 db:query "DELETE FROM …"`, `cli sql 'DROP TABLE …'`): judged as SQL."""
     judge_words(call, call.args)
+    judge_mode_options(call, call.args)
     judge_resource_verbs(call)
     for word in call.args[:32]:
         effect = statement_effect(word.value) if word.literal else None
@@ -143,6 +144,29 @@ def program_verb(program: str) -> str | None:
 
 
 _REHEARSALS = frozenset({"--dry-run", "--dryrun", "--dry_run", "--what-if", "--noop", "--simulate", "--check"})
+
+
+# Options that choose what a program does (`BuildPatchTool -mode=UploadBinary`, `tool --action delete`): their
+# value is the subcommand, whatever the option is called among these.
+_MODE_OPTIONS = frozenset({"mode", "action", "operation", "op", "command", "cmd", "verb", "task", "do"})
+
+
+def judge_mode_options(call: Invocation, args: list[Word]) -> None:
+    """Flag the verb an operation-choosing option is given (its value's first part, camel case split)."""
+    for i, word in enumerate(args[:32]):
+        name, eq, value = word.value.lstrip("-").partition("=")
+        if not word.value.startswith("-") or name.lower() not in _MODE_OPTIONS:
+            continue
+        if not eq:
+            following = args[i + 1] if i + 1 < len(args) else None
+            if following is None or following.value.startswith("-") or not following.literal:
+                continue
+            value = following.value
+        action = kebab(value)
+        if _WORD.match(action):
+            category = _verb(action.split("-", 1)[0]) or _verb(action)
+            if category is not None:
+                call.flag(category)
 
 
 def judge_words(call: Invocation, args: list[Word]) -> None:

@@ -34,9 +34,12 @@ _SOCKET = ("socket", "fsockopen", "tcpsocket", "net.connect", "net.socket", "io:
            "createconnection", "/dev/tcp/")
 _SPAWN = ("subprocess", "pty.spawn", "import pty", "dup2", "/bin/sh", "/bin/bash", "exec(", "exec ",
           "popen", "system(", "child_process", "spawn(", "proc_open", "shell_exec", "passthru", "cmd.exe")
-_FETCH = ("urlopen", "urllib", "requests.get", "httpx", "http.client", "fetch(", "lwp::simple",
-          "getstore", "open-uri", "net::http", "file_get_contents('http", 'file_get_contents("http',
-          "curl_exec", "https.get(", "http.get(")
+# HTTP clients, in any of the languages (their standard ones and the common libraries): code that fetches.
+_FETCH = ("urlopen", "urllib", "requests.", "httpx", "http.client", "httplib", "aiohttp", "pycurl", "fetch(",
+          "lwp::", "http::tiny", "http::request", "mojo::useragent", "furl", "getstore", "open-uri", "net::http",
+          "net/http", "httparty", "faraday", "restclient", "rest-client", "file_get_contents('http",
+          'file_get_contents("http', "curl_exec", "curl_init", "guzzle", "https.get(", "http.get(", "axios",
+          "node-fetch", "undici", "superagent", "got(")
 _RUN = ("exec(", "eval(", "eval ", "execfile", "compile(", "os.system", "subprocess", "system(", "instance_eval",
         "new function", "vm.runin", "then(eval", "(eval)", "import(")
 # A module or a method whose name is computed: `require('child' + '_process')`, `obj['exec' + 'Sync'](`,
@@ -64,7 +67,8 @@ _PRINTS_SECRET = re.compile(r"""(?:console\.\w+|print|puts|pp|p|echo|printf|say|
                             re.I)
 # A string literal that is an SQL statement changing data or schema, wherever it is handed (`.execute("…")`,
 # `Ecto.Adapters.SQL.query!(Repo, "TRUNCATE events")`, `DB::statement('DROP TABLE …')`, a variable first).
-_SQL_STRING = re.compile(r"""(['"])\s*((?:DROP|TRUNCATE|DELETE|UPDATE|ALTER)\s(?:(?!\1).){4,4000})\1""", re.S | re.I)
+_SQL_STRING = re.compile(r"""(['"])\s*((?:DROP|TRUNCATE|DELETE|UPDATE|ALTER|INSERT|MERGE|GRANT|REVOKE)\s"""
+                         r"""(?:(?!\1).){4,4000})\1""", re.S | re.I)
 _URL_IN_CODE = re.compile(r"""https?://[^\s'"`<>)]+""")
 _QUOTED_PATH = re.compile(r"""(['"`])((?:~?/|\.|[\w.-]+/)[^'"`\s$]*)\1|\$\{\s*homedir\(\)\s*\}(/[^'"`\s$]*)""")
 
@@ -434,8 +438,10 @@ def judge(call: Invocation, code: str, language: str | None) -> None:
     local_db = re.search(r"\b(?:sqlite3|duckdb|better-sqlite3|:memory:)\b", code) is not None
     for statement in [] if local_db else _SQL_STRING.findall(code[: 1 << 16])[:32]:
         effect = sql_effect(statement[1])
-        if effect == cat.DATABASE_DESTROY:
-            call.flag(effect)  # `cur.execute("TRUNCATE trips")` through a database driver
+        if effect in (cat.DATABASE_DESTROY, cat.DATABASE_CHANGE):
+            # `cur.execute("TRUNCATE trips")`, `…execute("UPDATE bans SET …")` through a database driver: as
+            # the database's own client would be judged (`psql -c …`)
+            call.flag(effect)
     if language is None:  # a language with no parser here: its hand-offs to a shell are read from the text
         for line in shell_handoffs(code) + other_languages(code):
             call.run_script(line)

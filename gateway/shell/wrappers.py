@@ -239,14 +239,15 @@ def _xargs(argv: list[Word]) -> Unwrapped:
     return out
 
 
-# GNU parallel: the options that take a value (everything else is a flag)
+# GNU parallel: the options that take a value (everything else is a flag), up to the command
 _PARALLEL = spec("jPSadCnNLlIEX", ["--jobs", "--sshlogin", "--sshloginfile", "--slf", "--joblog", "--results",
                                    "--res", "--arg-file", "--colsep", "--delimiter", "--delay", "--timeout",
                                    "--retries", "--tagstring", "--max-args", "--max-lines", "--memfree", "--load",
                                    "--tmpdir", "--workdir", "--wd", "--env", "--halt", "--basefile", "--bf",
                                    "--return", "--eof", "--nice", "--ssh", "--max-procs", "--tmux", "--limit",
                                    "--termseq", "--rpl", "--template", "--header", "--block", "--recstart",
-                                   "--recend", "--sqlmaster", "--sqlworker", "--sqlandworker", "--shellquote"])
+                                   "--recend", "--sqlmaster", "--sqlworker", "--sqlandworker", "--shellquote"],
+                 stop=True)  # the command's own options follow it: `parallel rm -rf {} ::: …`
 _PARALLEL_INPUTS = frozenset({":::", "::::", ":::+", "::::+"})
 _REPLACEMENT = re.compile(r"\{[^{}\s]*\}")
 

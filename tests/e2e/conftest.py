@@ -108,6 +108,15 @@ def new_run(gateway: str, run_id: str) -> str:
     return str(r.json()["agent_key"])
 
 
+def scoped_key(gateway: str, run_id: str, root: Path, files_scope: list[str]) -> str:
+    """A new run, and an agent key held to ``root`` and ``files_scope`` in it (as a task in a worktree has)."""
+    new_run(gateway, run_id)
+    r = httpx.post(f"{gateway}/v1/runs/{run_id}/agent-keys", headers={"Authorization": f"Bearer {ADMIN_KEY}"},
+                   json={"agent_id": "scoped-agent", "root": str(root), "files_scope": files_scope})
+    assert r.status_code == 201, r.text
+    return str(r.json()["agent_key"])
+
+
 def audit(gateway: str, run_id: str) -> list[dict[str, Any]]:
     r = httpx.get(f"{gateway}/v1/runs/{run_id}/audit?limit=1000", headers={"Authorization": f"Bearer {ADMIN_KEY}"})
     return list(r.json()["records"])

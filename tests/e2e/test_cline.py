@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Sandbox, audit, dead_gateway_url, new_run, run_cline
+from tests.e2e.conftest import Sandbox, audit, dead_gateway_url, new_run, run_cline, scoped_key
 from tests.e2e.fake_models import Script
 from tests.hook.fake_gateway import fake_gateway
 
@@ -61,6 +61,21 @@ def test_a_write_to_a_secret_is_refused(cline_bin, gateway, sandbox: Sandbox):
     assert not (sandbox.workspace / ".env").exists()
     assert (sandbox.workspace / "notes.txt").read_text() == "ok\n"
     assert "block-credential-access" in " ".join(_told(script))
+
+
+def test_writes_outside_the_file_scope_are_refused(cline_bin, gateway, sandbox: Sandbox):
+    ws = sandbox.workspace
+    (ws / "src").mkdir()
+    run_id = f"cline-{uuid.uuid4().hex[:8]}"
+    script = Script([[("editor", {"path": str(ws / "src" / "ok.py"), "new_text": "ok = 1\n"})],
+                     [("editor", {"path": str(ws / "notes.txt"), "new_text": "no\n"})],
+                     [_shell("echo no > docs.txt")]])
+    result = run_cline(cline_bin, sandbox, script, gateway=gateway, run_id=run_id,
+                       key=scoped_key(gateway, run_id, ws, ["src/**"]))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (ws / "src" / "ok.py").read_text() == "ok = 1\n"
+    assert not (ws / "notes.txt").exists() and not (ws / "docs.txt").exists()
+    assert " ".join(_told(script)).count("outside the task's file scope") >= 2
 
 
 def test_with_the_gateway_down_a_call_is_refused_and_the_model_told(cline_bin, sandbox: Sandbox):

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Result, Sandbox, audit, dead_gateway_url, new_run, run_copilot, run_qwen
+from tests.e2e.conftest import Result, Sandbox, audit, dead_gateway_url, new_run, run_copilot, run_qwen, scoped_key
 from tests.e2e.fake_models import Script
 from tests.hook.fake_gateway import fake_gateway
 
@@ -80,6 +80,22 @@ def test_writes_to_secrets_and_login_scripts_are_blocked(cli, gateway, sandbox: 
     assert not (sandbox.workspace / ".env").exists() and bashrc.read_text() == "# mine\n"
     told = result.script.tool_results()
     assert "block-credential-access" in told[0] and "acteon-swarm blocked this call" in told[1]
+
+
+def test_writes_outside_the_file_scope_are_refused(cli, gateway, sandbox: Sandbox):
+    spec, binary = cli
+    ws = sandbox.workspace
+    (ws / "src").mkdir()
+    run_id = _run_id("scope")
+    script = Script([[spec.create(str(ws / "src" / "ok.py"), "ok = 1\n")], [spec.create(str(ws / "notes.txt"), "no\n")],
+                     [spec.shell("echo no > docs.txt")]])
+    result = spec.run(binary, sandbox, script, gateway=gateway, run_id=run_id,
+                      key=scoped_key(gateway, run_id, ws, ["src/**"]))
+    assert result.returncode == 0, result.stderr
+    assert (ws / "src" / "ok.py").read_text() == "ok = 1\n"
+    assert not (ws / "notes.txt").exists() and not (ws / "docs.txt").exists()
+    told = result.script.tool_results()
+    assert "outside the task's file scope" in told[1] and "outside the task's file scope" in told[2]
 
 
 def test_with_the_gateway_down_every_call_is_blocked_and_the_model_told(cli, sandbox: Sandbox):

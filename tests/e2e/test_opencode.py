@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import audit, dead_gateway_url, new_run, run_opencode
+from tests.e2e.conftest import audit, dead_gateway_url, new_run, run_opencode, scoped_key
 from tests.e2e.fake_models import Script, fake_model
 from tests.hook.fake_gateway import fake_gateway
 from tests.support import ROOT
@@ -57,6 +57,22 @@ def test_writes_to_secrets_and_the_gate_itself_are_blocked(opencode_bin, gateway
     assert not (sandbox.workspace / ".env").exists() and "acteon-swarm" in plugin.read_text()
     told = result.script.tool_results()
     assert "block-credential-access" in told[0] and "block-gate-tamper" in told[1]
+
+
+def test_writes_outside_the_file_scope_are_refused(opencode_bin, gateway, sandbox):
+    ws = sandbox.workspace
+    (ws / "src").mkdir()
+    run_id = _run_id("o-scope")
+    script = Script([[("write", {"filePath": str(ws / "src" / "ok.py"), "content": "ok = 1\n"})],
+                     [("write", {"filePath": str(ws / "notes.txt"), "content": "no\n"})],
+                     [_bash("echo no > docs.txt")]])
+    result = run_opencode(opencode_bin, sandbox, script, gateway=gateway, run_id=run_id,
+                          key=scoped_key(gateway, run_id, ws, ["src/**"]))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (ws / "src" / "ok.py").read_text() == "ok = 1\n"
+    assert not (ws / "notes.txt").exists() and not (ws / "docs.txt").exists()
+    told = result.script.tool_results()
+    assert "outside the task's file scope" in told[1] and "outside the task's file scope" in told[2]
 
 
 def test_with_the_gateway_down_every_call_is_blocked_and_the_model_told(opencode_bin, sandbox):

@@ -114,11 +114,13 @@ def test_the_other_clis_tools_are_read_like_the_first_ones(tool: str, inp: dict,
 
 
 @pytest.mark.parametrize(("tool", "inp"), [
+    ("run_command", {"CommandLine": "rm -rf ~"}),  # a shell tool whose command is under a key no CLI uses
+    ("Bash", {"cmd": "rm -rf ~"}),
     ("Write", {"content": "x"}),  # no path at all
     ("write_to_file", {"TargetFileName": "a.py", "content": "x"}),  # a key no CLI we know uses
     ("Read", {"target": "/home/agent/.ssh/id_rsa"}),
 ])
-def test_a_write_or_read_whose_file_cannot_be_found_is_unparseable(tool: str, inp: dict) -> None:
-    """Never a write to nowhere, which no file scope would hold."""
+def test_a_call_whose_command_or_file_cannot_be_found_is_unparseable(tool: str, inp: dict) -> None:
+    """Never an empty command, nor a write to nowhere, which no file scope would hold."""
     call = norm(tool, inp)
     assert "unparseable" in call.facts.categories and call.facts.writes == ("?",)
