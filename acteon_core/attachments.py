@@ -29,7 +29,7 @@ MAX_WORDS = 512
 SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".fish", ".py", ".ipynb", ".js", ".mjs", ".cjs", ".ts", ".mts",
                    ".cts", ".rb", ".pl", ".php", ".mk", ".sql", ".exs", ".lua", ".jl", ".r", ".R", ".tcl", ".ps1",
                    ".groovy", ".kts", ".swift", ".go", ".cmake", ".sls", ".dart", ".nf", ".cwl", ".smk", ".do", ".m",
-                   ".java")
+                   ".java", ".sas")
 # Runner → the files it loads from its directory when none is named.
 MANIFESTS: dict[str, tuple[str, ...]] = {
     "make": ("Makefile", "makefile", "GNUmakefile"),

@@ -20,12 +20,13 @@ from gateway import paths
 from gateway.shell.categories import ALL_CATEGORIES
 
 # Tools the CLIs have that the gateway does not normalize to a special action type (they are `other`),
-# from the verified tool lists of both CLIs (shared reference, §1.4 and §2.4).
+# from the CLIs' own tool lists (docs/clis.md).
 _OTHER_TOOLS = (
     "TodoWrite", "Skill", "ToolSearch", "Workflow", "Monitor", "SendMessage", "EnterWorktree", "ExitPlanMode",
     "BashOutput", "KillShell", "SlashCommand", "CronCreate", "CronDelete", "CronList",
     "write_todos", "activate_skill", "enter_plan_mode", "exit_plan_mode", "update_topic",
     "list_background_processes", "read_background_output", "ask_user", "save_memory",
+    "todowrite", "read_bash", "write_bash", "list_bash", "stop_bash", "write_stdin", "skill",
 )
 # MCP tools are named by their server: `mcp__server__tool` (Claude) and `mcp_server_tool` (Gemini).
 MCP_TOOL = re.compile(r"^mcp__?[A-Za-z0-9][\w.-]*$")

@@ -211,6 +211,11 @@ def _client_commands(call: Invocation, text: str) -> None:
 _MONGO_DROP = re.compile(r"\.(dropDatabase|drop|deleteMany|remove|updateMany|replaceOne|dropUser|dropAllUsers)"
                          r"\s*\(\s*(\{\s*\})?\s*[,)]")
 _MONGO_USER = re.compile(r"\.(?:createUser|updateUser|grantRolesToUser)\s*\(")
+# What changes a collection (a filter that selects some documents; every document is _MONGO_DROP's).
+_MONGO_CHANGE = re.compile(r"\.(?:insert(?:One|Many)?|update(?:One|Many)?|replaceOne|delete(?:One|Many)|remove"
+                           r"|findOneAnd(?:Update|Replace|Delete)|findAndModify|bulkWrite|save|createIndex(?:es)?"
+                           r"|dropIndex(?:es)?|renameCollection|createCollection|(?:db\.)?runCommand)\s*\("
+                           r"|\$(?:out|merge)\b")
 
 
 def bq(call: Invocation) -> str | None:
@@ -247,6 +252,8 @@ def mongo(call: Invocation) -> str | None:
                 return cat.DATABASE_DESTROY
         if _MONGO_USER.search(text):
             return cat.CREDENTIAL_CREATION
+        if _MONGO_CHANGE.search(text):
+            return cat.DATABASE_CHANGE  # as an UPDATE through psql is
     return None
 
 

@@ -78,6 +78,10 @@ PROGRAMS: dict[str, _Program] = {
                        script_operand=False),
     **dict.fromkeys(("stata", "stata-mp", "stata-se", "xstata"), _Program(values=_set("-b", "-q", "-s", "-e"),
                                                                            repl=True)),
+    **dict.fromkeys(("sas", "sas_u8", "sasbatch"), _Program(
+        files=_set("-sysin", "-autoexec", "-initstmt"), repl=True,
+        values=_set("-log", "-print", "-work", "-config", "-set", "-sysparm", "-altlog", "-altprint"),
+        unsafe=_set("-xcmd", "-allowxcmd"))),
     **dict.fromkeys(("dotnet-script", "csi.exe", "scriptcs"), _Program(code=_set("eval"), repl=True)),
     **dict.fromkeys(("tclsh", "wish", "jimsh"), _Program()),
     # compiled languages run from source: rust-script, TinyCC's `tcc -run`, the cling C++ interpreter

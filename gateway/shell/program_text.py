@@ -40,6 +40,15 @@ _FETCH = ("urlopen", "urllib", "requests.", "httpx", "http.client", "httplib", "
           "net/http", "httparty", "faraday", "restclient", "rest-client", "file_get_contents('http",
           'file_get_contents("http', "curl_exec", "curl_init", "guzzle", "https.get(", "http.get(", "axios",
           "node-fetch", "undici", "superagent", "got(")
+# Code that sends a local file's content to another machine (as `curl -d @file URL` does): an HTTP write or an
+# upload, in any of the languages, whose body is read from a file.
+_UPLOADS = re.compile(r"""\.(?:post|put|patch)\s*\(|method\s*[:=]\s*['"](?:POST|PUT|PATCH)['"]|\bupload\w*\s*\("""
+                      r"""|CURLOPT_POSTFIELDS|CURLOPT_UPLOAD|Net::HTTP::(?:Post|Put)|->\s*(?:post|put)\b"""
+                      r"""|\bstorbinary\s*\(|\bsendfile\s*\(""", re.I)
+_READS_FILE = re.compile(r"""readFileSync|\breadFile\s*\(|createReadStream|Bun\.file\s*\(|Deno\.readFile"""
+                         r"""|\bopen\s*\(\s*['"][^'"]+['"]\s*(?:,\s*['"]r[bt]?['"]\s*)?\)"""
+                         r"""|File\.(?:read|binread|open)\b|IO\.read\b|\.read_(?:text|bytes)\s*\(|\bslurp\b"""
+                         r"""|file_get_contents\s*\(\s*['"](?!https?:)|fopen\s*\(\s*['"](?!https?:)""")
 _RUN = ("exec(", "eval(", "eval ", "execfile", "compile(", "os.system", "subprocess", "system(", "instance_eval",
         "new function", "vm.runin", "then(eval", "(eval)", "import(")
 # A module or a method whose name is computed: `require('child' + '_process')`, `obj['exec' + 'Sync'](`,
@@ -261,6 +270,10 @@ _HOME_VARIABLE = re.compile(r"""\b(\w+)\s*(?:,\s*\w+\s*)?:?=\s*(?:os\.UserHomeDi
 
 
 _STATA_SHELL = re.compile(r"(?m)^\s*shell\s+(\S.{0,2000})$")  # Stata's `shell CMD` line
+# SAS hands a command line to the system with the X statement, %sysexec, CALL SYSTEM, SYSTASK and a pipe fileref.
+_SAS_SHELL = re.compile(r"""(?im)(?:^\s*x\s+|\bcall\s+system\s*\(\s*|\bsystask\s+command\s+"""
+                        r"""|\bfilename\s+\w+\s+pipe\s+)(['"])((?:(?!\1).){1,2000})\1"""
+                        r"""|%sysexec\s+([^;\n]{1,2000});""")
 
 
 def _home_parts(parts: str) -> str:
@@ -293,7 +306,7 @@ def nox_sessions(code: str) -> list[str]:
 
 
 def other_languages(code: str) -> list[str]:
-    """Command lines that R, Julia, PowerShell, C# scripts and noxfiles run (see the patterns above)."""
+    """Command lines that R, Julia, PowerShell, C# scripts, Stata, SAS and noxfiles run (see the patterns above)."""
     text = code[: 1 << 16]
     out = [m.group(1) for m in _R_SYSTEM.finditer(text)][:32]
     out += [shlex.join([m.group(1), *_quoted(m.group(2))]) for m in _R_SYSTEM2.finditer(text)][:32]
@@ -302,6 +315,7 @@ def other_languages(code: str) -> list[str]:
     out += [f"rm -rf {_path(p)}" for p in (_removed_path(m.group(1)) for m in _PWSH_REMOVE.finditer(text)) if p][:32]
     out += [f"{m.group(1)} {m.group(2)}".replace('\\"', '"') for m in _DOTNET_START.finditer(text)][:32]
     out += [m.group(1) for m in _STATA_SHELL.finditer(text)][:32]
+    out += [m.group(2) or m.group(3) for m in _SAS_SHELL.finditer(text)][:32]
     homes = set(_HOME_VARIABLE.findall(text))  # `h, _ := os.UserHomeDir()`, `var home = os.homedir()`
     for match in list(_TREE_DELETE.finditer(text))[:32]:
         if match.group(1) is not None:
@@ -424,6 +438,9 @@ def judge(call: Invocation, code: str, language: str | None) -> None:
         call.flag(cat.REVERSE_SHELL)
     if any(s in lower for s in _FETCH) and any(s in lower for s in _RUN):
         call.flag(cat.REMOTE_CODE)
+    if _UPLOADS.search(code) and _READS_FILE.search(code) and any(
+            not hostnames.is_local(h) for h in hostnames.url_hosts(code)[:16]):
+        call.flag(cat.EXFILTRATION)
     if "fork" in lower and ("while" in lower or "loop" in lower or "for(;;)" in lower or "until" in lower):
         call.flag(cat.FORK_BOMB)
     if _COMPUTED_NAME.search(code):

@@ -4,7 +4,8 @@ An agent starting a dev server on localhost is ordinary work. A server bound to 
 (`0.0.0.0`, `::`, `*`) serves the workspace — or `/` — to whoever can reach the machine, a tunnel
 (`code tunnel`, `ngrok`, `cloudflared`, `ssh -R`) publishes a local port to the internet, a few
 programs serve files on all interfaces unless told otherwise (`python -m http.server`, `php -S`,
-`busybox httpd`, `ruby -run -e httpd`), `fzf --listen` runs commands sent over HTTP, and a packet
+`busybox httpd`, `ruby -run -e httpd`, a container's published port), `fzf --listen` runs commands sent over
+HTTP, and a packet
 capture sees other programs' traffic, credentials included. All of them are ``network_listen``.
 """
 
@@ -31,11 +32,36 @@ _PYTHON_CODE_SERVER = re.compile(r"serve_forever|TCPServer\(|HTTPServer\(")
 _RUBY_SERVER = re.compile(r"\bhttpd\b|WEBrick|HTTPServer")
 
 
+_CONTAINERS = frozenset({"docker", "podman", "nerdctl"})
+
+
+def _publishes_everywhere(values: list[str]) -> bool:
+    """`docker run -p 8080:80` (no address: every interface, as the daemon binds by default), `-p 0.0.0.0:…`,
+    `-P`: a container's port on every interface of the machine. `-p 127.0.0.1:8080:80` stays on loopback."""
+    verbs = [v for v in values if not v.startswith("-")][:2]
+    if verbs[:1] not in (["run"], ["create"]) and verbs != ["container", "run"] and verbs != ["container", "create"]:
+        return False
+    for i, value in enumerate(values):
+        if value in ("-P", "--publish-all"):
+            return True
+        spec = value.split("=", 1)[1] if value.startswith("--publish=") else \
+            values[i + 1] if value in ("-p", "--publish") and i + 1 < len(values) else None
+        if spec is None:
+            continue
+        address = spec.rsplit(":", 2)[0] if spec.count(":") >= 2 and not spec.startswith("[") else \
+            spec[1:spec.index("]")] if spec.startswith("[") and "]" in spec else ""
+        if not address or not _is_loopback_address(address):
+            return True
+    return False
+
+
 def listens(call: Invocation) -> bool:
     """Whether ``call`` exposes the machine to the network (see the module docstring)."""
     name = call.name
     values = [w.value for w in call.args]
     if any(_ALL_INTERFACES.search(v) and "://" not in v for v in values):
+        return True
+    if name in _CONTAINERS and _publishes_everywhere(values):
         return True
     if name in _ALWAYS:
         return True

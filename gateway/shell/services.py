@@ -49,9 +49,10 @@ _PATH_PAYS = re.compile(r"(?:^|/)(?:refunds?|payouts?|charges?|captures?|disburs
                         re.I)
 # A write to an endpoint whose path names a destroy or deploy verb as a word of its own (RPC-style APIs).
 _PATH_VERB = re.compile(r"(?:^|[/_.:-])(delete|destroy|purge|wipe|erase|drop|truncate|terminate|deregister"
-                        r"|decommission|clean_?tombstones|deploy|undeploy|rollback|promote|transition|failover"
-                        r"|shutdown|scale)(?=$|[/_.:?-])")
-_CHANGE_VERBS = frozenset({"deploy", "undeploy", "rollback", "promote", "transition", "failover", "scale"})
+                        r"|decommission|clean_?tombstones|deploy|undeploy|redeploy|rollback|rollout|restart"
+                        r"|promote|transition|failover|shutdown|scale)(?=$|[/_.:?-])")
+_CHANGE_VERBS = frozenset({"deploy", "undeploy", "redeploy", "rollback", "rollout", "restart", "promote",
+                           "transition", "failover", "scale"})
 # A write to a collection of credentials or accounts (`/robots`, `/api-keys`, `/users/42/tokens`).
 _IDENTITY_COLLECTION = re.compile(r"(?:^|/)(?:robots?|tokens|access[-_]?tokens|personal[-_]?access[-_]?tokens"
                                   r"|api[-_]?keys|apikeys|keys|credentials|service[-_]?accounts|users|accounts"
@@ -95,6 +96,8 @@ def judge(call: Invocation, method: str, urls: list[str], *, verbs_in_path: bool
         elif method == "DELETE" and not local:
             call.flag(cat.INFRA_DESTROY)
         elif method in _WRITES and not local and verbs_in_path:
-            verb = _PATH_VERB.search(path)
+            # the path as written, its camel case split (`/channels/_redeployAll` names `redeploy`)
+            written = url.split("://", 1)[-1].split("?", 1)[0].split("/", 1)[-1]
+            verb = _PATH_VERB.search(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", written).lower())
             if verb is not None:  # `POST …/admin/tsdb/delete_series`, `…/model-versions/transition-stage`
                 call.flag(cat.INFRA_CHANGE if verb.group(1) in _CHANGE_VERBS else cat.INFRA_DESTROY)

@@ -1,4 +1,4 @@
-"""File-transfer clients driven by a command script: sftp, lftp, ftp, smbclient, ncftpput, azcopy.
+"""File-transfer clients driven by a command script: sftp, lftp, ftp, smbclient, ncftpput, azcopy; DICOM senders.
 
 `scp out/x.csv partner:/inbound/` sends local files away and is judged as such (``network.py``). The same
 upload is more often written in the client's own command language — `sftp -b - host <<< 'put x.csv'`,
@@ -153,6 +153,36 @@ def ncftpput(call: Invocation) -> Flow:
     return OPAQUE
 
 
+# DICOM senders (dcmtk's storescu, dcmsend; `PEER PORT FILES…`) send images to another node: like ncftpput. dcmtk
+# spells its options with one dash (`-aec TITLE`) and some with a plus (`+sd`).
+_DICOM_VALUES = frozenset({"-aet", "--aetitle", "-aec", "--call", "-aem", "--move-aet", "-to", "--timeout", "-ta",
+                           "--acse-timeout", "-td", "--dimse-timeout", "-pdu", "--max-pdu", "-xf", "--config-file",
+                           "-od", "--output-directory", "-ll", "--log-level", "-lc", "--log-config", "+sp",
+                           "--scan-pattern"})
+
+
+def dicom_send(call: Invocation) -> Flow:
+    """`storescu [opts] PEER PORT FILE…`, `dcmsend [opts] PEER PORT FILE…`: the files are sent to PEER."""
+    operands: list[Word] = []
+    args = call.args
+    i = 0
+    while i < len(args):
+        value = args[i].value
+        if value in _DICOM_VALUES:
+            i += 2
+            continue
+        if not value.startswith(("-", "+")):
+            operands.append(args[i])
+        i += 1
+    host = hostnames.user_host(operands[0].value) if operands else None
+    call.host(host)
+    for word in operands[2:]:
+        call.read(word)
+    if len(operands) > 2 and _remote(host):
+        call.flag(cat.EXFILTRATION)
+    return OPAQUE
+
+
 def azcopy(call: Invocation) -> Flow:
     """`azcopy copy|cp|sync SRC DST`: local files to a URL are sent there; `remove`, and a sync that deletes
     at the destination, delete there."""
@@ -189,5 +219,6 @@ HANDLERS = {name: noting(handler) for name, handler in {
     **dict.fromkeys(("ftp", "tnftp", "ncftp", "pftp", "netkit-ftp"), ftp),
     "smbclient": smbclient,
     "ncftpput": ncftpput,
+    **dict.fromkeys(("storescu", "dcmsend"), dicom_send),
     "azcopy": azcopy,
 }.items()}

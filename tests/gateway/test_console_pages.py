@@ -153,3 +153,15 @@ def test_the_cancel_button_is_offered_only_while_the_run_can_still_stop(client) 
     assert client.post("/v1/runs/r1/state", json={"state": "done", "final": True}, headers=ADMIN).status_code < 300
     page = client.get("/console/runs/r1").text
     assert 'id="cancel-run"' not in page and 'id="run-status">done<' in page
+
+
+def test_a_task_waiting_for_a_person_shows_so_on_its_run_page(client) -> None:
+    """An orchestrated Claude agent stopped at a call for a person: its task is `waiting_approval`, its slot free."""
+    _run(client, "r1")
+    sign_in(client, ADMIN_KEY)
+    change = {"state": "waiting_approval", "task_id": "build",
+              "reason": "build.b1 waits for a person to approve its Bash call"}
+    assert client.post("/v1/runs/r1/state", json=change, headers=ADMIN).status_code < 300
+    page = client.get("/console/runs/r1").text
+    assert '<td>build</td><td class="state">waiting_approval</td>' in page
+    assert "waits for a person to approve its Bash call" in page

@@ -32,6 +32,17 @@ def test_mentioning_danger_is_not_danger(client) -> None:
     assert d["outcome"] == "executed"
 
 
+def test_an_agents_bookkeeping_runs_and_typing_into_a_running_command_does_not(client) -> None:
+    for tool, input in (("TodoWrite", {"todos": [{"content": "fix the test", "status": "pending"}]}),
+                        ("todowrite", {"todos": []}), ("ExitPlanMode", {"plan": "1. edit"}),
+                        ("read_bash", {"shellId": "1"})):
+        d = dispatch(client, call(tool=tool, input=input))
+        assert (d["allowed"], d["rule"], d["action_type"]) == (True, "allow-agent-bookkeeping", "other"), tool
+    for tool in ("write_stdin", "write_bash"):  # input to a running program: what it does is not known
+        d = dispatch(client, call(tool=tool, input={"session_id": 1, "chars": "rm -rf ~\n"}))
+        assert (d["allowed"], d["rule"]) == (False, "default-deny"), tool
+
+
 def test_unknown_mcp_tool_is_denied_by_default(client) -> None:
     d = dispatch(client, call(tool="mcp__crm__lookup_customer", input={"customer_id": "C-42"}))
     assert (d["allowed"], d["outcome"], d["rule"]) == (False, "suppressed", "default-deny")
