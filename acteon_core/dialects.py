@@ -81,12 +81,10 @@ def allow(dialect: str, reason: str, updated_input: dict[str, Any] | None = None
     if dialect in NO_REROUTE and updated_input is not None:
         return deny(dialect, f"acteon-swarm: the gateway rerouted this call, and this CLI cannot run a call with a "
                              f"new input; call blocked. {reason}".strip(), tool)
-    if dialect == CLINE:
-        return {}  # no opinion: Cline has no allow
+    if dialect in (CLINE, WINDSURF):
+        return {}  # no opinion: Cline has no allow, Windsurf reads only the exit code
     if dialect == CURSOR:  # Cursor's own allow-list still decides: a hook's allow cannot approve anything
         return {"permission": "allow"}
-    if dialect == WINDSURF:
-        return {}
     if dialect in (GOOSE, ANTIGRAVITY):
         # agy: `ask` leaves its own policy to decide (an empty answer or `{}` is read as malformed there)
         return {"decision": "allow"} if authoritative else {} if dialect == GOOSE else {"decision": "ask"}

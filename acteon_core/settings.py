@@ -68,7 +68,9 @@ def _is_ours(hook: Any) -> bool:
         hook.get("type") == "http" and c.CLAUDE_HOOK_PATH in str(hook.get("url", "")))
 
 
-def _merge_event(settings: dict[str, Any], event: str, group: dict[str, Any]) -> None:
+def _merge_event(settings: dict[str, Any], event: str, entry: dict[str, Any]) -> None:
+    """Add our ``entry`` to ``event``'s list (a group of hooks, or a hook where a CLI lists them without groups),
+    replacing an earlier one of ours."""
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise SettingsError("'hooks' in the settings file is not an object")
@@ -76,7 +78,12 @@ def _merge_event(settings: dict[str, Any], event: str, group: dict[str, Any]) ->
     if not isinstance(groups, list):
         raise SettingsError(f"'hooks.{event}' in the settings file is not a list")
     kept, _ = _without_ours(groups)
-    hooks[event] = [*kept, group]
+    hooks[event] = [*kept, entry]
+
+
+def _no_http(opts: HookOptions, cli: str) -> None:
+    if opts.http:
+        raise SettingsError(f"the http hook is installed for Claude Code only; install the command hook for {cli}")
 
 
 def _without_ours(groups: list[Any]) -> tuple[list[Any], int]:
@@ -146,8 +153,7 @@ def gemini_settings(settings: dict[str, Any], opts: HookOptions) -> dict[str, An
 def _command_hooks(settings: dict[str, Any], opts: HookOptions, cli: str, per_second: int) -> dict[str, Any]:
     """Claude's hook shape without Claude's extras (no ``onFailure``, no http hook): the gate on PreToolUse and
     the report on PostToolUse for every tool, their timeouts in the CLI's unit (``per_second`` of them)."""
-    if opts.http:
-        raise SettingsError(f"the http hook is installed for Claude Code only; install the command hook for {cli}")
+    _no_http(opts, cli)
     gate = {"type": "command", "timeout": int((opts.budget + c.HOOK_TIMEOUT_MARGIN_S) * per_second),
             "command": hook_command("gate", cli, key_file=opts.key_file, url=opts.url, budget=opts.budget,
                                     authoritative=opts.authoritative)}
@@ -192,8 +198,7 @@ def copilot_hooks(opts: HookOptions) -> dict[str, Any]:
     """Copilot CLI's hook file (a whole file of ours in .github/hooks/ or ~/.copilot/hooks/). Copilot sends no
     event name, so the command says ``--cli copilot``; it runs the call when a hook times out (30 s by
     default), so the timeout written is the gate's budget plus a margin."""
-    if opts.http:
-        raise SettingsError("the http hook is installed for Claude Code only; install the command hook for copilot")
+    _no_http(opts, "copilot")
     gate = hook_command("gate", "copilot", key_file=opts.key_file, url=opts.url, budget=opts.budget,
                         authoritative=opts.authoritative)
     done = hook_command("complete", "copilot", key_file=opts.key_file, url=opts.url, budget=None)
@@ -202,28 +207,11 @@ def copilot_hooks(opts: HookOptions) -> dict[str, Any]:
         "postToolUse": [{"type": "command", "bash": done, "timeoutSec": 10}]}}
 
 
-def _flat(settings: dict[str, Any], event: str, hook: dict[str, Any]) -> None:
-    """Add ``hook`` to ``event``'s list in a file whose events list hooks without groups."""
-    hooks = settings.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise SettingsError("'hooks' in the settings file is not an object")
-    entries = hooks.get(event, [])
-    if not isinstance(entries, list):
-        raise SettingsError(f"'hooks.{event}' in the settings file is not a list")
-    kept, _ = _without_ours(entries)
-    hooks[event] = [*kept, hook]
-
-
-def _no_http(opts: HookOptions, cli: str) -> None:
-    if opts.http:
-        raise SettingsError(f"the http hook is installed for Claude Code only; install the command hook for {cli}")
-
-
 def crush_settings(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
     """Crush's crush.json: a PreToolUse hook (timeout in seconds) for every tool. Crush lets the call run when a
     hook times out, so the timeout written is the gate's budget plus a margin; it has no PostToolUse."""
     _no_http(opts, "crush")
-    _flat(settings, "PreToolUse", {
+    _merge_event(settings, "PreToolUse", {
         "name": f"{MARKER}-gate", "matcher": ".*", "timeout": int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S),
         "command": hook_command("gate", "crush", key_file=opts.key_file, url=opts.url, budget=opts.budget,
                                 authoritative=opts.authoritative)})
@@ -235,11 +223,11 @@ def cursor_hooks(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
     prints nothing lets the call run), ``postToolUse`` for the audit."""
     _no_http(opts, "cursor")
     settings.setdefault("version", 1)
-    _flat(settings, "preToolUse", {
+    _merge_event(settings, "preToolUse", {
         "command": hook_command("gate", "cursor", key_file=opts.key_file, url=opts.url, budget=opts.budget,
                                 authoritative=opts.authoritative),
         "timeout": int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S), "failClosed": True})
-    _flat(settings, "postToolUse", {"command": hook_command("complete", "cursor", key_file=opts.key_file,
+    _merge_event(settings, "postToolUse", {"command": hook_command("complete", "cursor", key_file=opts.key_file,
                                                             url=opts.url, budget=None), "timeout": 10})
     return settings
 
@@ -255,8 +243,8 @@ def windsurf_hooks(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any
                         authoritative=opts.authoritative)
     done = hook_command("complete", "windsurf", key_file=opts.key_file, url=opts.url, budget=None)
     for event in WINDSURF_PRE:
-        _flat(settings, event, {"command": gate, "show_output": False})
-        _flat(settings, "post_" + event[4:], {"command": done, "show_output": False})
+        _merge_event(settings, event, {"command": gate, "show_output": False})
+        _merge_event(settings, "post_" + event[4:], {"command": done, "show_output": False})
     return settings
 
 

@@ -143,12 +143,16 @@ def smbclient(call: Invocation) -> Flow:
 
 def ncftpput(call: Invocation) -> Flow:
     """`ncftpput [opts] HOST REMOTE-DIR FILES…`: always an upload."""
-    options = scan(call.args, spec("uUpPjtoCayIfEmMW"))
-    host = hostnames.user_host(options.operands[0].value) if options.operands else None
+    return _sends_files(call, scan(call.args, spec("uUpPjtoCayIfEmMW")).operands)
+
+
+def _sends_files(call: Invocation, operands: list[Word]) -> Flow:
+    """`HOST SOMETHING FILE…` operands: the files, read, are sent to HOST."""
+    host = hostnames.user_host(operands[0].value) if operands else None
     call.host(host)
-    for word in options.operands[2:]:
+    for word in operands[2:]:
         call.read(word)
-    if len(options.operands) > 2 and _remote(host):
+    if len(operands) > 2 and _remote(host):
         call.flag(cat.EXFILTRATION)
     return OPAQUE
 
@@ -174,13 +178,7 @@ def dicom_send(call: Invocation) -> Flow:
         if not value.startswith(("-", "+")):
             operands.append(args[i])
         i += 1
-    host = hostnames.user_host(operands[0].value) if operands else None
-    call.host(host)
-    for word in operands[2:]:
-        call.read(word)
-    if len(operands) > 2 and _remote(host):
-        call.flag(cat.EXFILTRATION)
-    return OPAQUE
+    return _sends_files(call, operands)
 
 
 def azcopy(call: Invocation) -> Flow:
