@@ -1,7 +1,10 @@
 """Dispatch throughput and latency: the gateway (one uvicorn worker, real Redis, default pack) against a
 reference FastAPI endpoint doing one EVALSHA, measured side by side in the same run.
 
-    python bench/dispatch.py [--requests 3000] [--rounds 9] [--concurrency 16]
+    python bench/dispatch.py [--requests 3000] [--rounds 9] [--concurrency 16] [--sentinel]
+
+With --sentinel a second gateway runs on a Sentinel-watched master (one replica, three sentinels; docs/ha.md)
+and its throughput is reported as a ratio to the gateway on one Redis, measured in the same rounds.
 
 Rounds alternate gateway / reference so that machine noise hits both alike; the ratio is the median of
 the per-round ratios. Besides throughput and latency it reports each server's CPU time per request
@@ -101,6 +104,7 @@ def main() -> int:
     ap.add_argument("--requests", type=int, default=3000)
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--sentinel", action="store_true", help="also a gateway on a Sentinel-watched Redis")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args()
 
@@ -118,7 +122,19 @@ def main() -> int:
         ref_reqs = [encode("127.0.0.1", ref_port, "/ref", b, auth) for b in bodies(args.requests)]
 
         gw_pid, ref_pid = pid_on_port(gw_port), pid_on_port(ref_port)
-        cpu: dict[str, list[float]] = {"gateway": [], "reference": []}
+        cpu: dict[str, list[float]] = {"gateway": [], "reference": [], "sentinel": []}
+        sentinel: tuple[int, int, list[bytes], redis.Redis] | None = None
+        if args.sentinel:
+            from tests.redis_ha import running
+
+            ha = stack.enter_context(running(Path(tempfile.mkdtemp(prefix="acteon-bench-ha-"))))
+            s_port = free_port()
+            stack.enter_context(gateway_process({"ACTEON_REDIS_URL": ha.url, "ACTEON_ADMIN_KEY": ADMIN_KEY,
+                                                 "ACTEON_STATE_DIR": tempfile.mkdtemp(prefix="acteon-bench-")},
+                                                s_port))
+            s_master = redis.Redis(port=ha.master_port(), password=ha.password)
+            sentinel = (s_port, pid_on_port(s_port),
+                        [encode("127.0.0.1", s_port, "/v1/dispatch", b, auth) for b in bodies(args.requests)], s_master)
 
         async def timed(port: int, pid: int, reqs: list[bytes], name: str, keep: int = 0) -> Result:
             before = cpu_seconds(pid)
@@ -126,9 +142,13 @@ def main() -> int:
             cpu[name].append((cpu_seconds(pid) - before) / len(reqs) * 1e6)
             return res
 
+        sents: list[Result] = []
+
         async def measure() -> tuple[list[Result], list[Result], float, dict[str, int]]:
             await run("127.0.0.1", gw_port, gw_reqs[:500], args.concurrency)  # warm up both
             await run("127.0.0.1", ref_port, ref_reqs[:500], args.concurrency)
+            if sentinel:
+                await run("127.0.0.1", sentinel[0], sentinel[2][:500], args.concurrency)
             gws: list[Result] = []
             refs: list[Result] = []
             calls_per_decision = 0.0
@@ -146,6 +166,11 @@ def main() -> int:
                     outcomes[o] = outcomes.get(o, 0) + 1
                 gws.append(g)
                 refs.append(await timed(ref_port, ref_pid, ref_reqs, "reference"))
+                if sentinel:
+                    s_port, s_pid, s_reqs, s_master = sentinel
+                    s_master.flushdb()
+                    await run("127.0.0.1", s_port, s_reqs[:1], 1)
+                    sents.append(await timed(s_port, s_pid, s_reqs, "sentinel"))
             return gws, refs, calls_per_decision, outcomes
 
         gws, refs, calls, outcomes = asyncio.run(measure())
@@ -155,7 +180,7 @@ def main() -> int:
 
     g, ref = med(gws), med(refs)
     ratios = sorted(a.rps / b.rps for a, b in zip(gws, refs, strict=True))
-    cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
+    cpu_med = {k: statistics.median(v) for k, v in cpu.items() if v}
     figures = {
         "requests_per_round": args.requests, "rounds": args.rounds, "concurrency": args.concurrency,
         "gateway": {"rps": round(g.rps), "p50_ms": round(g.pct(50), 2), "p99_ms": round(g.pct(99), 2),
@@ -168,20 +193,29 @@ def main() -> int:
         "script_calls_per_decision": round(calls, 3),
         "outcomes": dict(sorted(outcomes.items(), key=lambda kv: -kv[1])),
     }
+    if sents:
+        sm = med(sents)
+        figures["sentinel"] = {"rps": round(sm.rps), "p50_ms": round(sm.pct(50), 2), "p99_ms": round(sm.pct(99), 2),
+                               "cpu_us_per_request": round(cpu_med["sentinel"]), "statuses": sm.statuses}
+        figures["sentinel_ratio"] = round(statistics.median(a.rps / b.rps for a, b in zip(sents, gws, strict=True)), 3)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
         print(f"dispatch benchmark: {args.requests} requests x {args.rounds} rounds, concurrency {args.concurrency}")
-        for name in ("gateway", "reference"):
+        for name in ("gateway", "sentinel", "reference"):
+            if name not in figures:
+                continue
             f = figures[name]
             print(f"  {name:<10} {f['rps']:>6} req/s   p50 {f['p50_ms']:.2f} ms   p99 {f['p99_ms']:.2f} ms"  # type: ignore[index]
                   f"   CPU {f['cpu_us_per_request']} us/request")  # type: ignore[index]
         print(f"  throughput ratio gateway/reference: {figures['ratio']:.3f} (median of rounds; range "
               f"{figures['ratio_spread'][0]}..{figures['ratio_spread'][1]}; target >= 0.8)")  # type: ignore[index]
         print(f"  CPU-per-request ratio reference/gateway: {figures['cpu_ratio']:.3f}")
+        if sents:
+            print(f"  throughput ratio Sentinel/one Redis: {figures['sentinel_ratio']:.3f} (median of rounds)")
         print(f"  Redis script calls per decision: {figures['script_calls_per_decision']}")
         print(f"  outcomes: {figures['outcomes']}")
-    ok = all(s == 200 for res in gws for s in res.statuses)
+    ok = all(s == 200 for res in (*gws, *sents) for s in res.statuses)
     return 0 if ok else 1
 
 

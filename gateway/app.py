@@ -32,6 +32,7 @@ from gateway.notify import Notifier
 from gateway.policy import Policy
 from gateway.state import GatewayState
 from gateway.store import runs as run_store
+from gateway.store import topology
 from gateway.store.backend import Backend, Clock, connect
 from gateway.store.guard import refuse_open_store, store_endpoints
 from gateway.webhooks import WebhookConfig, Webhooks
@@ -79,7 +80,8 @@ def _state(settings: Settings, *, clock: Clock | None, redis: Redis | None,
     if settings.redis_url and not settings.insecure_redis and redis is None:
         refuse_open_store(settings.redis_url)  # raises OpenStore: never serve on a store anyone can rewrite
     backend = Backend(redis if redis is not None else connect(settings.redis_url, timeout_s=settings.redis_timeout_s),
-                      clock=clock, timeout_s=settings.redis_timeout_s)
+                      clock=clock, timeout_s=settings.redis_timeout_s, replica_acks=_replica_acks(settings),
+                      replica_wait_ms=settings.replica_wait_ms)
     admin_key_file: Path | None = None
     admin_key = settings.admin_key
     if not admin_key:
@@ -114,6 +116,16 @@ def _state(settings: Settings, *, clock: Clock | None, redis: Redis | None,
     metrics.count_from("acteon_webhook_deliveries", "Approval notifications sent to the webhook, by result",
                        "result", lambda: {"delivered": webhooks.delivered, "failed": webhooks.failed})
     return state, default_agent_key
+
+
+def _replica_acks(settings: Settings) -> int | None:
+    """Replicas a critical write waits for (docs/ha.md): none embedded; one under Sentinel; for one Redis, one
+    as soon as it reports a replica (None: the backend looks)."""
+    if not settings.redis_url:
+        return 0
+    if settings.replica_acks is not None:
+        return settings.replica_acks
+    return 1 if topology.parse(settings.redis_url).kind == topology.SENTINEL else None
 
 
 def _lifespan(state: GatewayState, hub: Hub, default_agent_key: str) -> Callable[[FastAPI], Any]:

@@ -15,6 +15,9 @@ ENV_WEBHOOK_URL = "ACTEON_WEBHOOK_URL"  # notifications: a new approval, a run's
 ENV_WEBHOOK_SECRET = "ACTEON_WEBHOOK_SECRET"  # noqa: S105 (a variable name) — the HMAC-SHA256 key the receiver checks signatures with
 ENV_CONSOLE_URL = "ACTEON_CONSOLE_URL"  # the console's address as people reach it, for links in notifications
 ENV_CONSOLE_SESSION_S = "ACTEON_CONSOLE_SESSION_S"  # how long a console sign-in lasts (default 8 h)
+# docs/ha.md: how many replicas confirm an approval's decision, a key, a rule pack or a cancel, and how long to wait
+ENV_REPLICA_ACKS = "ACTEON_REDIS_REPLICA_ACKS"
+ENV_REPLICA_WAIT_MS = "ACTEON_REDIS_REPLICA_WAIT_MS"
 
 
 def bundled_rules_dir() -> Path:
@@ -48,6 +51,8 @@ class Settings:
     webhook_secret: str | None = None
     console_url: str = c.DEFAULT_URL
     console_session_s: int = 8 * 3600
+    replica_acks: int | None = None  # None: one whenever the store has a replica (Sentinel: always)
+    replica_wait_ms: int = 500
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -64,6 +69,10 @@ class Settings:
         s.webhook_url = e.get(ENV_WEBHOOK_URL) or None
         s.webhook_secret = e.get(ENV_WEBHOOK_SECRET) or None
         s.console_url = e.get(ENV_CONSOLE_URL) or s.console_url
+        if e.get(ENV_REPLICA_ACKS, "").isdigit():
+            s.replica_acks = int(e[ENV_REPLICA_ACKS])
+        if e.get(ENV_REPLICA_WAIT_MS, "").isdigit():
+            s.replica_wait_ms = max(1, int(e[ENV_REPLICA_WAIT_MS]))
         if e.get(ENV_CONSOLE_SESSION_S, "").isdigit():
             s.console_session_s = max(60, int(e[ENV_CONSOLE_SESSION_S]))
         return s

@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from acteon_core import contract as c
 from gateway import console
-from gateway.errors import GatewayError, StoreUnavailable
+from gateway.errors import GatewayError, NotReplicated, StoreUnavailable
 from gateway.metrics import Metrics
 
 log = logging.getLogger("acteon.gateway")
@@ -50,7 +50,8 @@ def install(app: FastAPI, metrics: Metrics) -> None:
     async def _gateway_error(request: Request, exc: GatewayError) -> Response:
         if isinstance(exc, StoreUnavailable):
             metrics.store_errors.inc()
-            exc = StoreUnavailable("state store unavailable; try again")
+            if not isinstance(exc, NotReplicated):  # redis-py's text may name the store's address
+                exc = StoreUnavailable("state store unavailable; try again")
         if console.wants_page(request):
             return console.error_page(request, exc)
         return error_response(exc.status, exc.code, exc.message)

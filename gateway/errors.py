@@ -7,6 +7,7 @@
      ├── NotFound                     404 unknown run or approval
      ├── Conflict                     409 approval already resolved or expired, run exists
      ├── StoreUnavailable             503 Redis unreachable; the hook turns it into a deny
+     │    └── NotReplicated           503 no replica confirmed a write that must survive a failover
      └── RulesUnavailable             503 the API-uploaded pack in force was lost; an operator must act
 
 Every error answers ``{"error": {"code", "message"}}`` and never carries a stack trace.
@@ -52,6 +53,13 @@ class Conflict(GatewayError):
 class StoreUnavailable(GatewayError):
     status = 503
     code = "store_unavailable"
+
+
+class NotReplicated(StoreUnavailable):
+    """The master took the write but no replica confirmed it in time: a failover could lose it, so it is not
+    reported done (docs/ha.md). The message names no address, so it is shown as is."""
+
+    code = "not_replicated"
 
 
 class RulesUnavailable(GatewayError):

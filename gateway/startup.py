@@ -16,7 +16,8 @@ from acteon_core import contract as c
 from gateway.auth import ADMIN_KEY_FILE
 from gateway.config import Settings
 from gateway.rules.loader import Pack
-from gateway.store.guard import where
+from gateway.store import nodes
+from gateway.store.topology import SENTINEL, Topology, parse
 
 
 def banner(settings: Settings, pack: Pack, *, host: str, port: int, workers: int, tls: bool = False) -> list[str]:
@@ -27,7 +28,9 @@ def banner(settings: Settings, pack: Pack, *, host: str, port: int, workers: int
                      "--ssl-keyfile, or a TLS proxy in front")
     if settings.redis_url:
         auth = "no password check (--insecure-redis)" if settings.insecure_redis else "password required"
-        lines.append(f"  store:  Redis at {where(settings.redis_url)}, {auth}; {persistence(settings.redis_url)}")
+        t = parse(settings.redis_url)
+        lines.append(f"  store:  Redis at {t.where()}, {auth}; {persistence(t)}")
+        lines.append(f"  nodes:  {describe(t)}")
     else:
         lines.append("  store:  embedded, in this process")
         lines.append("  WARNING: the embedded store does not survive a restart: audit, approvals and quotas are lost "
@@ -44,16 +47,33 @@ def banner(settings: Settings, pack: Pack, *, host: str, port: int, workers: int
     return lines
 
 
-def persistence(url: str) -> str:
+def describe(t: Topology) -> str:
+    """Master, replicas and sentinels as the store reports them, and whether critical writes wait for a
+    replica (docs/ha.md)."""
+    now = nodes.layout(t)
+    parts = [f"master {now.master or 'not found'}"]
+    parts.append(f"{len(now.replicas)} replica{'' if len(now.replicas) == 1 else 's'}"
+                 + (f" ({', '.join(now.replicas)})" if now.replicas else ""))
+    if t.kind == SENTINEL:
+        parts.append(f"{len(now.sentinels)} of {len(t.nodes)} sentinels answering")
+    acks = replica_acks(t, now)
+    parts.append(f"approvals and keys wait for {acks} replica" if acks else
+                 "approvals and keys do not wait for a replica (none)")
+    return "; ".join(parts)
+
+
+def replica_acks(t: Topology, now: nodes.Layout) -> int:
+    """How many replicas must confirm a critical write: one whenever the topology has a replica."""
+    return 1 if t.kind == SENTINEL or now.replicas else 0
+
+
+def persistence(t: Topology) -> str:
     """How much of the store a Redis restart keeps, as far as Redis will say."""
     try:
-        client = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
-        try:
+        with nodes.master_client(t) as client:
             aof = client.config_get("appendonly").get("appendonly")
             fsync = client.config_get("appendfsync").get("appendfsync")
             save = client.config_get("save").get("save")
-        finally:
-            client.close()
     except redis.RedisError:
         return "persistence unknown (CONFIG GET not allowed)"
     if aof == "yes":

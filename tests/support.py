@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -59,11 +60,13 @@ class RedisServer:
     It requires a password, as users must run it (the gateway refuses an open Redis); ``password=None``
     starts an open one, for the test that proves that refusal."""
 
-    def __init__(self, port: int | None = None, password: str | None = "") -> None:
+    def __init__(self, port: int | None = None, password: str | None = "", extra: tuple[str, ...] = ()) -> None:
         self.binary = shutil.which("redis-server")
         self.port = port or free_port()
         self.password = secrets.token_hex(12) if password == "" else password
+        self.extra = extra  # more redis-server options (a replica's --replicaof and --masterauth)
         self.proc: subprocess.Popen[bytes] | None = None
+        self.dir = ""
 
     @property
     def url(self) -> str:
@@ -72,10 +75,14 @@ class RedisServer:
 
     def start(self) -> RedisServer:
         assert self.binary
+        # Its own empty directory each start: a replica's full sync writes dump.rdb there, and a Redis loads
+        # any dump.rdb it finds at start (in the working directory, it would reach the next test's server).
+        self.dir = tempfile.mkdtemp(prefix="acteon-redis-")
         self.proc = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.dir, "--repl-diskless-sync-delay", "0",  # a replica's first sync at once
              "--protected-mode", "yes", "--loglevel", "warning",
-             *(["--requirepass", self.password] if self.password else [])],
+             *(["--requirepass", self.password] if self.password else []), *self.extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         wait_until(lambda: _redis_up(self.port, self.password), what="redis-server")
@@ -86,6 +93,9 @@ class RedisServer:
             self.proc.terminate()
             self.proc.wait(timeout=10)
         self.proc = None
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = ""
 
 
 @contextmanager

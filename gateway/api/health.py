@@ -12,6 +12,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from acteon_core import contract as c
 from gateway.api.deps import State
+from gateway.store import topology
 
 router = APIRouter(tags=["health"])
 
@@ -21,6 +22,11 @@ async def health(st: State) -> Response:
     body: dict[str, Any] = {
         "status": "ok",
         "store": "embedded" if st.embedded else "redis",
+        # The store's shape, never its addresses (this route needs no key): "embedded", "single" or
+        # "sentinel", and how many replicas confirm an approval's decision or a key (null: one as soon as
+        # the Redis reports a replica). docs/ha.md.
+        "topology": "embedded" if not st.settings.redis_url else topology.parse(st.settings.redis_url).kind,
+        "replica_acks": st.backend.replica_acks,
         "rules": {"version": st.policy.global_pack.version, "count": len(st.policy.global_pack.rules),
                   "source": st.policy.global_source},
     }

@@ -70,6 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.rules_from_file:
         os.environ[ENV_RULES_FROM_FILE] = "1"
     settings = Settings.from_env()
+    if settings.redis_url:
+        from gateway.store.topology import TopologyError, parse
+
+        try:
+            parse(settings.redis_url)
+        except TopologyError as e:
+            print(f"acteon-gateway: {c.ENV_REDIS_URL}: {e}", file=sys.stderr)
+            return 2
     if settings.redis_url and not settings.insecure_redis:
         try:
             refuse_open_store(settings.redis_url)

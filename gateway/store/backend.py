@@ -1,5 +1,5 @@
-"""The Redis connection: a real server when ``ACTEON_REDIS_URL`` is set, otherwise an embedded
-in-process store (fakeredis with Lua) so a new user needs nothing but Python.
+"""The Redis connection: a real server (or a Sentinel-watched master) when ``ACTEON_REDIS_URL`` is set,
+otherwise an embedded in-process store (fakeredis with Lua) so a new user needs nothing but Python.
 
 Timeouts are short and bounded on purpose: when Redis is gone the gateway must answer 503 quickly
 (the hook's own budget is a few seconds) and recover by itself when Redis is back.
@@ -18,10 +18,12 @@ import redis.asyncio as aioredis
 from redis.asyncio.client import Redis
 from redis.asyncio.connection import Connection
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel, SentinelManagedConnection, SentinelManagedSSLConnection
 from redis.backoff import NoBackoff
 from redis.maint_notifications import MaintNotificationsConfig
 
-from gateway.errors import StoreUnavailable
+from gateway.errors import NotReplicated, StoreUnavailable
+from gateway.store import keys, topology
 
 Clock = Callable[[], int]  # milliseconds; tests inject one, production uses Redis TIME
 
@@ -30,7 +32,7 @@ def load_script(name: str) -> str:
     return resources.files("gateway.store").joinpath("lua", name).read_text(encoding="utf-8")
 
 
-class _CPackConnection(Connection):
+class _CPack:
     """redis-py's asyncio connection packs commands in pure Python; a decision carries a few dozen
     script arguments, so hiredis's C packer saves about a tenth of the gateway's CPU per dispatch."""
 
@@ -41,31 +43,57 @@ class _CPackConnection(Connection):
         return [hiredis.pack_command(args)]
 
 
+class _CPackConnection(_CPack, Connection):
+    pass
+
+
+class _CPackSentinelConnection(_CPack, SentinelManagedConnection):
+    pass
+
+
+class _CPackSentinelTLSConnection(_CPack, SentinelManagedSSLConnection):
+    pass
+
+
 def connect(url: str | None, *, timeout_s: float = 1.0) -> Redis:
+    """The decision store's client: for ``url`` (any form :mod:`gateway.store.topology` reads), else embedded."""
     if url:
-        pool = aioredis.ConnectionPool.from_url(
-            url,
-            connection_class=_CPackConnection,
-            decode_responses=True,
-            # Reads are bounded by Backend.call's asyncio.timeout, not socket_timeout: redis-py
-            # implements socket_timeout with asyncio.wait_for, one extra task per read on 3.11.
-            socket_connect_timeout=timeout_s,
-            health_check_interval=0,
-            max_connections=256,
-            # No retries: when Redis is gone the caller must hear it within the timeout (503), not
-            # after a backoff series; the next request simply tries again.
-            retry=Retry(NoBackoff(), 0),
-            # Maintenance notifications are a managed-cloud Redis feature. Their default ("auto") is
-            # truthy, and while they are on, redis-py's pool skips its check that a pooled connection
-            # is still open: after a Redis restart the first command on each stale connection failed
-            # (a spurious 503). Off, a connection the server closed is replaced before it is used.
-            maint_notifications_config=MaintNotificationsConfig(enabled=False),
-        )
-        return aioredis.Redis(connection_pool=pool)
+        return _client(topology.parse(url), timeout_s)
     import fakeredis  # only the embedded mode pays for it
 
     server = fakeredis.FakeServer()
     client: Redis = fakeredis.FakeAsyncRedis(server=server, decode_responses=True, lua_modules=set())
+    return client
+
+
+def _client(t: topology.Topology, timeout_s: float) -> Redis:
+    options: dict[str, Any] = dict(
+        decode_responses=True,
+        # Reads are bounded by Backend.call's asyncio.timeout, not socket_timeout: redis-py
+        # implements socket_timeout with asyncio.wait_for, one extra task per read on 3.11.
+        socket_connect_timeout=timeout_s,
+        health_check_interval=0,
+        max_connections=256,
+        # No retries: when Redis is gone the caller must hear it within the timeout (503), not
+        # after a backoff series; the next request simply tries again.
+        retry=Retry(NoBackoff(), 0),
+        # Maintenance notifications are a managed-cloud Redis feature. Their default ("auto") is
+        # truthy, and while they are on, redis-py's pool skips its check that a pooled connection
+        # is still open: after a Redis restart the first command on each stale connection failed
+        # (a spurious 503). Off, a connection the server closed is replaced before it is used.
+        maint_notifications_config=MaintNotificationsConfig(enabled=False),
+    )
+    if t.kind == topology.SINGLE:
+        pool = aioredis.ConnectionPool.from_url(t.url, connection_class=_CPackConnection, **options)
+        return aioredis.Redis(connection_pool=pool)
+    # Sentinel: every new connection asks the sentinels where the master is, so after a failover the
+    # connections to the old master fail once (503) and the next ones go to the new master.
+    sentinels = Sentinel(list(t.nodes), sentinel_kwargs={  # type: ignore[no-untyped-call]
+        **t.sentinel_kwargs(), "socket_connect_timeout": timeout_s, "socket_timeout": timeout_s,
+        "retry": Retry(NoBackoff(), 0)})
+    data = t.data_kwargs()
+    connection_class = _CPackSentinelTLSConnection if data.pop("ssl", False) else _CPackSentinelConnection
+    client: Redis = sentinels.master_for(str(t.service), connection_class=connection_class, **data, **options)
     return client
 
 
@@ -76,6 +104,10 @@ class Backend:
     redis: Redis
     clock: Clock | None = None
     timeout_s: float = 1.0
+    # How many replicas must confirm a write that may never be lost once acknowledged (:meth:`durable`):
+    # None = one as soon as the master reports a replica (and from then on), 0 = none (embedded store).
+    replica_acks: int | None = 0
+    replica_wait_ms: int = 500
     _scripts: dict[str, Any] = field(default_factory=dict)
 
     def script(self, name: str) -> Any:
@@ -95,6 +127,42 @@ class Backend:
             return self.clock()
         secs, micros = await self.call(self.redis.time())
         return int(secs) * 1000 + int(micros) // 1000
+
+    async def durable(self, awaitable: Any) -> Any:
+        """:meth:`call`, returning only once the write is on a replica too (docs/ha.md).
+
+        Replication is asynchronous: a write the master acknowledged is lost if the master dies before a
+        replica has it. An approval's decision, a rule pack, a key or a run's cancel must not come back
+        undone after a failover, so they wait for a replica whenever the store has one; when none confirms
+        in time the caller gets :class:`StoreUnavailable` and claims nothing done."""
+        result = await self.call(awaitable)
+        await self._replicated()
+        return result
+
+    async def _replicated(self) -> None:
+        acks = self.replica_acks
+        if acks is None:
+            info = await self.call(self.redis.info("replication"))
+            acks = 1 if int(info.get("connected_slaves", 0) or 0) > 0 else 0
+            if acks:
+                self.replica_acks = acks  # once seen, a replica is always waited for
+        if not acks:
+            return
+        # WAIT counts the writes of its own connection, and pooled calls may each take another one. So one
+        # pipeline (one connection) writes a mark and waits for it: the replication stream is ordered, and
+        # the write above was acknowledged before the mark was sent, so a replica that has the mark has it.
+        try:
+            async with asyncio.timeout(self.timeout_s + self.replica_wait_ms / 1000):
+                async with self.redis.pipeline(transaction=False) as p:
+                    p.incr(keys.REPLICATION_MARK)
+                    p.wait(acks, self.replica_wait_ms)
+                    _, confirmed = await p.execute()
+        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError) as e:
+            raise StoreUnavailable(str(e) or type(e).__name__) from None
+        if int(confirmed) < acks:
+            raise NotReplicated(
+                f"no replica confirmed the write within {self.replica_wait_ms} ms, so a failover could lose it: "
+                "it is not reported done; try again")
 
     async def call(self, awaitable: Any) -> Any:
         """Await a Redis call, turning connection trouble into :class:`StoreUnavailable`."""

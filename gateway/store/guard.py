@@ -10,48 +10,48 @@ can reach).
 
 from __future__ import annotations
 
-import redis
 from redis.exceptions import AuthenticationError, ConnectionError, ResponseError, TimeoutError
+
+from gateway.store import nodes
+from gateway.store.topology import SENTINEL, parse
 
 
 class OpenStore(Exception):
     """The configured Redis accepts commands without authentication."""
 
 
-def _address(url: str) -> tuple[str | None, str]:
-    """(unix socket path, None-or-"") or (None, "host:port") of the Redis at ``url``."""
-    kwargs = redis.ConnectionPool.from_url(url).connection_kwargs
-    if "path" in kwargs:
-        return str(kwargs["path"]), ""
-    return None, f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}"
-
-
 def where(url: str) -> str:
-    path, host_port = _address(url)
-    return f"unix:{path}" if path is not None else host_port
+    return parse(url).where()
 
 
 def store_endpoints(redis_url: str | None) -> tuple[str, ...]:
-    """What the shell analysis must keep agents away from: `tcp:HOST:PORT` of a TCP Redis (raw connections
-    to it are `gateway_state`), or a unix socket's path (a secret path)."""
+    """What the shell analysis must keep agents away from: `tcp:HOST:PORT` of every TCP node of the store (for
+    Sentinel: the sentinels, and the master and replicas they name at start-up; raw connections to any is
+    `gateway_state`), or a unix socket's path (a secret path)."""
     if not redis_url:
         return ()
-    path, host_port = _address(redis_url)
-    return (path,) if path is not None else (f"tcp:{host_port}",)
+    t = parse(redis_url)
+    if t.socket is not None:
+        return (t.socket,)
+    found = [f"tcp:{h}:{p}" for h, p in t.nodes]
+    if t.kind == SENTINEL:
+        now = nodes.layout(t)
+        found += [f"tcp:{a}" for a in (now.master, *now.replicas) if a]
+    return tuple(dict.fromkeys(found))
 
 
 def check_requires_auth(url: str, *, timeout_s: float = 2.0) -> bool | None:
     """True when Redis at ``url`` refuses unauthenticated commands, False when it accepts them, None when
-    it cannot be reached (the gateway starts and answers 503 until it can; checked again then)."""
-    configured = redis.ConnectionPool.from_url(url)
-    kwargs = dict(configured.connection_kwargs)
-    kwargs.pop("username", None)
-    kwargs.pop("password", None)
-    kwargs.update(socket_connect_timeout=timeout_s, socket_timeout=timeout_s)
-    pool = redis.ConnectionPool(connection_class=configured.connection_class, **kwargs)
-    client = redis.Redis(connection_pool=pool)
+    it cannot be reached (the gateway starts and answers 503 until it can; checked again then).
+
+    For Sentinel, a sentinel that answers without a password counts as open too: through it anyone could
+    name another master (``SENTINEL SET``, ``SENTINEL FAILOVER``) and the gateway would follow."""
+    t = parse(url)
+    if nodes.open_sentinels(t, timeout_s=timeout_s):
+        return False
     try:
-        client.ping()
+        with nodes.master_client(t, timeout_s=timeout_s, authenticated=False) as client:
+            client.ping()
         return False
     except AuthenticationError:
         return True
@@ -59,13 +59,20 @@ def check_requires_auth(url: str, *, timeout_s: float = 2.0) -> bool | None:
         return "NOAUTH" in str(e).upper() or "AUTH" in str(e).upper()
     except (ConnectionError, TimeoutError, OSError):
         return None
-    finally:
-        client.close()
-        pool.disconnect()
 
 
 def refuse_open_store(url: str) -> None:
     """Raise :class:`OpenStore` with the operator's fix when Redis at ``url`` needs no password."""
+    t = parse(url)
+    open_ones = nodes.open_sentinels(t)
+    if open_ones:
+        raise OpenStore(
+            f"the sentinel at {open_ones[0]} accepts commands without a password: any local process (an agent "
+            "included) could make it name another master, and the gateway would follow. Give the sentinels "
+            "requirepass (or an ACL user) and put their credentials in ACTEON_REDIS_URL "
+            "(sentinel_password=… when they differ from the data nodes'), or pass --insecure-redis if only "
+            "trusted processes can reach them."
+        )
     if check_requires_auth(url) is False:
         raise OpenStore(
             f"Redis at {where(url)} accepts commands without a password: any local process (an agent "

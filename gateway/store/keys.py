@@ -12,6 +12,7 @@ from __future__ import annotations
 PREFIX = "acteon"
 NOTIFY_CHANNEL = f"{PREFIX}:notify"  # pub/sub: "rules" and "approval:<id>" messages
 RUNS_INDEX = f"{PREFIX}:runs"  # zset run_id -> created ms
+REPLICATION_MARK = f"{PREFIX}:replication-mark"  # counter written before a WAIT (gateway/store/backend.py)
 GLOBAL_RULES = f"{PREFIX}:{{global}}:rules"  # hash: rules (JSON), version, source (files|api), updated_ms
 
 

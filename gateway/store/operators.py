@@ -32,7 +32,7 @@ async def add(backend: Backend, name: str, role: str, key_hash: str) -> None:
         raise Conflict(f"the name '{name}' is taken (by an operator or a worker); revoke it first to give it "
                        "a new key")
     now = await backend.now_ms()
-    await backend.call(r.hset(keys.operator(key_hash), mapping={"name": name, "role": role, "created_ms": now}))
+    await backend.durable(r.hset(keys.operator(key_hash), mapping={"name": name, "role": role, "created_ms": now}))
 
 
 async def owner(backend: Backend, key_hash: str) -> tuple[str, str] | None:
@@ -64,4 +64,4 @@ async def revoke(backend: Backend, name: str, *, worker: bool = False) -> None:
     async with r.pipeline(transaction=True) as p:
         p.delete(keys.operator(str(digest)))
         p.hdel(keys.OPERATORS, name)
-        await backend.call(p.execute())
+        await backend.durable(p.execute())

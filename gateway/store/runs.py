@@ -50,7 +50,7 @@ async def create(
         if agent_key_hash:
             p.set(keys.agent_key(agent_key_hash), run_id)
         p.zadd(keys.RUNS_INDEX, {run_id: now})
-        await backend.call(p.execute())
+        await backend.durable(p.execute())  # the run's agent key and rules
 
 
 async def ensure_default(backend: Backend) -> None:
@@ -96,14 +96,14 @@ async def stats(backend: Backend, run_id: str) -> dict[str, int]:
 async def cancel(backend: Backend, run_id: str) -> None:
     await get(backend, run_id)
     now = await backend.now_ms()
-    await backend.call(backend.redis.hset(keys.run(run_id), mapping={"status": "cancelled", "cancelled_ms": now}))
+    await backend.durable(backend.redis.hset(keys.run(run_id), mapping={"status": "cancelled", "cancelled_ms": now}))
 
 
 async def add_agent_key(backend: Backend, run_id: str, key_hash: str, binding: dict[str, Any] | None = None) -> None:
     """Store an agent key (hashed) for a run; ``binding`` ties it to one agent and its file scope."""
     await get(backend, run_id)
     value = run_id if binding is None else json.dumps({"run": run_id, **binding})
-    await backend.call(backend.redis.set(keys.agent_key(key_hash), value))
+    await backend.durable(backend.redis.set(keys.agent_key(key_hash), value))
 
 
 async def agent_key_owner(backend: Backend, key_hash: str) -> tuple[str, dict[str, Any] | None] | None:
@@ -134,7 +134,7 @@ async def put_run_rules(backend: Backend, run_id: str, rules: list[dict[str, Any
     async with backend.redis.pipeline(transaction=True) as p:
         p.set(keys.run_rules(run_id), json.dumps(rules))
         p.hset(keys.run(run_id), "rules_version", version if rules else "0")
-        await backend.call(p.execute())
+        await backend.durable(p.execute())
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,7 @@ async def install_global_rules(
     now = await backend.now_ms()
     fields = ["rules", json.dumps(rules), "version", version, "source", source, "updated_ms", str(now)]
     script = backend.script("install_rules.lua")
-    in_force = await backend.call(script(keys=[keys.GLOBAL_RULES], args=["force" if force else "absent", *fields]))
+    in_force = await backend.durable(script(keys=[keys.GLOBAL_RULES], args=["force" if force else "absent", *fields]))
     if str(in_force) == version:
         await backend.call(backend.redis.publish(keys.NOTIFY_CHANNEL, "rules"))
     return str(in_force)

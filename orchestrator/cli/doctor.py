@@ -73,6 +73,8 @@ def _gateway(url: str, state: Path) -> list[Check]:
     if body.get("store") == "embedded":
         out.append(Check("store", NOTE, "the embedded store: audit, approvals and quotas are lost when the gateway "
                                         "stops", "use Redis (ACTEON_REDIS_URL) to keep them"))
+    elif body.get("store") == "redis":
+        out.append(_store_check(body))
     if key_problem is None:
         out.append(Check("admin key", PROBLEM, f"none: not in ${c.ENV_ADMIN_KEY} nor {state / 'admin.key'}",
                          f"set {c.ENV_ADMIN_KEY}, or pass --state-dir where the gateway keeps its keys"))
@@ -82,6 +84,20 @@ def _gateway(url: str, state: Path) -> list[Check]:
     else:
         out.append(Check("admin key", OK, "accepted by the gateway"))
     return out
+
+
+def _store_check(health: dict[str, Any]) -> Check:
+    """The store's shape as the gateway reports it (docs/ha.md), never its addresses."""
+    acks = health.get("replica_acks")
+    shape = "Redis Sentinel" if health.get("topology") == "sentinel" else "one Redis"
+    if acks:
+        return Check("store", OK, f"{shape}; approvals, keys, rule packs and cancels wait for {acks} "
+                                  f"replica{'' if acks == 1 else 's'} to confirm them")
+    if acks == 0:
+        return Check("store", NOTE, f"{shape}; nothing waits for a replica (ACTEON_REDIS_REPLICA_ACKS=0): a "
+                                    "failover can undo an approval", "unset ACTEON_REDIS_REPLICA_ACKS")
+    return Check("store", NOTE, f"{shape}, no replica seen yet: when it stops, every agent stops until it is back",
+                 "run Redis with a replica under Sentinel (docs/ha.md)")
 
 
 def _binary(cli: str) -> tuple[str | None, str]:

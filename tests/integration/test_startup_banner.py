@@ -49,6 +49,8 @@ def test_a_redis_gateway_says_how_persistent_its_store_is(tmp_path: Path) -> Non
     text = "\n".join(lines)
     assert f"Redis at 127.0.0.1:{server.port}, password required" in text
     assert "NOT persistent" in text  # the test server runs with --save "" and no AOF
+    assert f"nodes:  master 127.0.0.1:{server.port}; 0 replicas;" in text
+    assert "do not wait for a replica (none)" in text
     assert "admin:  key from $ACTEON_ADMIN_KEY" in text and "WARNING" not in text
     assert server.password not in text  # the banner never shows a secret
 
@@ -66,3 +68,14 @@ def test_a_port_in_use_is_one_line_before_any_banner(tmp_path: Path) -> None:
                            capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and f"127.0.0.1:{port} is in use" in r.stderr and "--port" in r.stderr
+
+
+def test_a_bad_store_url_is_one_line(tmp_path: Path) -> None:
+    full = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "HOME": str(tmp_path),
+            "ACTEON_STATE_DIR": str(tmp_path / "st"), "ACTEON_REDIS_URL": "redis+sentinel://:pw@127.0.0.1:26379"}
+    r = subprocess.run([sys.executable, "-m", "gateway.cli", "--port", str(free_port())], env=full, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1
+    assert "ACTEON_REDIS_URL: redis+sentinel:// needs the master's service name" in r.stderr
+    assert "pw" not in r.stderr.replace("PASSWORD", "")  # the URL's password is never echoed

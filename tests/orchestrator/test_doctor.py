@@ -196,3 +196,15 @@ def test_the_other_clis_are_probed_through_their_installed_gates(setup) -> None:
         assert where in checks[f"{cli} hook"]["detail"]
         assert checks[f"{cli} probe"]["status"] == "ok", checks[f"{cli} probe"]
         assert "block-destructive-commands" in checks[f"{cli} probe"]["detail"]
+
+
+def test_the_store_check_names_its_shape_and_what_waits_for_a_replica() -> None:
+    from orchestrator.cli.doctor import _store_check
+
+    sentinel = _store_check({"store": "redis", "topology": "sentinel", "replica_acks": 1})
+    assert sentinel.status == "ok" and "Redis Sentinel; approvals, keys, rule packs and cancels wait for 1 replica" \
+        in sentinel.detail
+    alone = _store_check({"store": "redis", "topology": "single", "replica_acks": None})
+    assert alone.status == "note" and "every agent stops" in alone.detail and "docs/ha.md" in alone.fix
+    off = _store_check({"store": "redis", "topology": "sentinel", "replica_acks": 0})
+    assert off.status == "note" and "a failover can undo an approval" in off.detail

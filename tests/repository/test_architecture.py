@@ -76,7 +76,18 @@ def test_a_local_run_never_loads_temporal() -> None:
 
 def test_docker_compose_is_valid() -> None:
     doc = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    assert set(doc["services"]) == {"redis", "gateway", "temporal", "worker"}
+    ha = {"ha-redis-master", "ha-redis-replica", "ha-sentinel-1", "ha-sentinel-2", "ha-sentinel-3", "ha-gateway-a",
+          "ha-gateway-b"}
+    assert set(doc["services"]) == {"redis", "gateway", "temporal", "worker", *ha}
+    # The highly available store (docs/ha.md) is a profile: every node, sentinels included, wants the password,
+    # and the gateways find the master through the sentinels.
+    assert all(doc["services"][s]["profiles"] == ["ha"] for s in ha)
+    for node in ("ha-redis-master", "ha-redis-replica", "ha-sentinel-1", "ha-sentinel-3"):
+        assert "requirepass" in " ".join(doc["services"][node]["command"])
+    for gw in ("ha-gateway-a", "ha-gateway-b"):
+        url = doc["services"][gw]["environment"]["ACTEON_REDIS_URL"]
+        assert url.startswith("redis+sentinel://:${ACTEON_REDIS_PASSWORD") and url.endswith("/acteon")
+        assert all(p.startswith("127.0.0.1:") for p in doc["services"][gw]["ports"])
     # Distributed runs are a profile to try on one host; a worker gets a worker key, never the admin key or
     # the store's address.
     assert all(doc["services"][s]["profiles"] == ["distributed"] for s in ("temporal", "worker"))
