@@ -4,6 +4,7 @@ sentinels watching them, all real processes on loopback ports (docs/ha.md)."""
 from __future__ import annotations
 
 import secrets
+import signal
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import redis
 
-from tests.support import RedisServer, free_port, require, wait_until
+from tests.support import RedisServer, free_port, require, tls_files, tls_options, wait_until
 
 SERVICE = "acteon"
 
@@ -20,12 +21,15 @@ class Sentinels:
     """``start()`` brings up the master, ``replicas`` replicas and ``count`` sentinels; ``url`` is the
     gateway's ``redis+sentinel://`` address. Everything (sentinels included) requires the one password."""
 
-    def __init__(self, workdir: Path, *, replicas: int = 1, count: int = 3, down_after_ms: int = 1000) -> None:
+    def __init__(self, workdir: Path, *, replicas: int = 1, count: int = 3, down_after_ms: int = 1000,
+                 tls: bool = False) -> None:
         self.workdir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
         self.password = secrets.token_hex(12)
+        self.tls = tls_files(workdir) if tls else None  # TLS everywhere: clients, replication, sentinels
         # Every data node has masterauth: a master that comes back after a failover syncs as a replica.
-        self.master = RedisServer(password=self.password, extra=("--masterauth", self.password))
-        self.replicas = [RedisServer(password=self.password, extra=(
+        self.master = RedisServer(password=self.password, extra=("--masterauth", self.password), tls=self.tls)
+        self.replicas = [RedisServer(password=self.password, tls=self.tls, extra=(
             "--replicaof", "127.0.0.1", str(self.master.port), "--masterauth", self.password))
             for _ in range(replicas)]
         self.ports = [free_port() for _ in range(count)]
@@ -36,6 +40,8 @@ class Sentinels:
     @property
     def url(self) -> str:
         nodes = ",".join(f"127.0.0.1:{p}" for p in self.ports)
+        if self.tls:
+            return f"rediss+sentinel://:{self.password}@{nodes}/{SERVICE}?ssl_ca_certs={self.tls[0]}"
         return f"redis+sentinel://:{self.password}@{nodes}/{SERVICE}"
 
     def start(self) -> Sentinels:
@@ -45,8 +51,13 @@ class Sentinels:
         wait_until(lambda: self.in_sync(self.master.port), timeout_s=20, what="replicas in sync")
         for port in self.ports:
             conf = self.workdir / f"sentinel-{port}.conf"
+            listen = [f"port {port}"]
+            if self.tls:
+                options = tls_options(*self.tls)
+                listen = ["port 0", f"tls-port {port}", *(f"{k[2:]} {v}" for k, v in zip(options[::2], options[1::2],
+                                                                                      strict=True))]
             conf.write_text("\n".join([
-                f"port {port}", "bind 127.0.0.1", "daemonize no", f"dir {self.workdir}",
+                *listen, "bind 127.0.0.1", "daemonize no", f"dir {self.workdir}",
                 f"requirepass {self.password}",
                 f"sentinel monitor {SERVICE} 127.0.0.1 {self.master.port} 2",
                 f"sentinel auth-pass {SERVICE} {self.password}",
@@ -60,7 +71,9 @@ class Sentinels:
         return self
 
     def _client(self, port: int) -> redis.Redis:
-        return redis.Redis(port=port, password=self.password, socket_timeout=1, decode_responses=True)
+        tls = {"ssl": True, "ssl_ca_certs": self.tls[0]} if self.tls else {}
+        return redis.Redis(host="127.0.0.1", port=port, password=self.password, socket_timeout=1, decode_responses=True,
+                           **tls)
 
     def _info(self, port: int) -> dict[str, object]:
         try:
@@ -101,9 +114,22 @@ class Sentinels:
         self.killed = server
         return port
 
+    def freeze_master(self) -> int:
+        """SIGSTOP of the current master (a master cut off: its connections stay open, nothing answers)."""
+        port = self.master_port()
+        server = next(s for s in (self.master, *self.replicas) if s.port == port)
+        assert server.proc is not None
+        server.proc.send_signal(signal.SIGSTOP)
+        self.killed = server
+        return port
+
     def revive(self) -> None:
-        """Start the killed master again, empty; the sentinels make it a replica of the new master."""
-        self.killed.start()
+        """Start the killed master again, empty (or let the frozen one go on); the sentinels make it a replica of
+        the new master."""
+        if self.killed.proc is not None:
+            self.killed.proc.send_signal(signal.SIGCONT)
+        else:
+            self.killed.start()
         wait_until(lambda: self.in_sync(self.master_port()), timeout_s=30, what="the old master back as a replica")
 
     def wait_failover(self, old_port: int, timeout_s: float = 30) -> int:
@@ -117,6 +143,8 @@ class Sentinels:
             return False
 
     def stop(self) -> None:
+        if self.killed.proc is not None:
+            self.killed.proc.send_signal(signal.SIGCONT)  # a frozen process cannot act on SIGTERM
         for proc in self.procs:
             if proc.poll() is None:
                 proc.terminate()
@@ -126,8 +154,8 @@ class Sentinels:
 
 
 @contextmanager
-def running(workdir: Path) -> Iterator[Sentinels]:
-    ha = Sentinels(workdir)
+def running(workdir: Path, *, tls: bool = False) -> Iterator[Sentinels]:
+    ha = Sentinels(workdir, tls=tls)
     require("redis-server on PATH", ha.master.binary is not None)
     ha.start()
     try:

@@ -6,6 +6,7 @@ import os
 import secrets
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -45,13 +46,30 @@ def wait_until(predicate, timeout_s: float = 10.0, what: str = "condition") -> N
     raise TimeoutError(f"timed out waiting for {what}")
 
 
-def _redis_up(port: int, password: str | None) -> bool:
+def _redis_up(port: int, password: str | None, ca: str | None = None) -> bool:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as raw:
+            s = ssl.create_default_context(cafile=ca).wrap_socket(raw, server_hostname="127.0.0.1") if ca else raw
             s.sendall((f"AUTH {password}\r\n" if password else "").encode() + b"PING\r\n")
             return b"+PONG" in s.recv(64)
     except OSError:
         return False
+
+
+def tls_files(where: Path) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 (it is its own CA) and its key."""
+    require("openssl", shutil.which("openssl") is not None)
+    cert, key = where / "redis.pem", where / "redis.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    return str(cert), str(key)
+
+
+def tls_options(cert: str, key: str) -> tuple[str, ...]:
+    """redis-server (or sentinel) options: TLS only, for clients and replication alike."""
+    return ("--tls-cert-file", cert, "--tls-key-file", key, "--tls-ca-cert-file", cert, "--tls-auth-clients", "no",
+            "--tls-replication", "yes")
 
 
 class RedisServer:
@@ -60,11 +78,13 @@ class RedisServer:
     It requires a password, as users must run it (the gateway refuses an open Redis); ``password=None``
     starts an open one, for the test that proves that refusal."""
 
-    def __init__(self, port: int | None = None, password: str | None = "", extra: tuple[str, ...] = ()) -> None:
+    def __init__(self, port: int | None = None, password: str | None = "", extra: tuple[str, ...] = (),
+                 tls: tuple[str, str] | None = None) -> None:
         self.binary = shutil.which("redis-server")
         self.port = port or free_port()
         self.password = secrets.token_hex(12) if password == "" else password
         self.extra = extra  # more redis-server options (a replica's --replicaof and --masterauth)
+        self.tls = tls  # (certificate, key): TLS only, on the same port
         self.proc: subprocess.Popen[bytes] | None = None
         self.dir = ""
 
@@ -79,13 +99,16 @@ class RedisServer:
         # any dump.rdb it finds at start (in the working directory, it would reach the next test's server).
         self.dir = tempfile.mkdtemp(prefix="acteon-redis-")
         self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            [self.binary, *(("--port", "0", "--tls-port", str(self.port), *tls_options(*self.tls)) if self.tls
+                            else ("--port", str(self.port))),
+             "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              "--dir", self.dir, "--repl-diskless-sync-delay", "0",  # a replica's first sync at once
              "--protected-mode", "yes", "--loglevel", "warning",
              *(["--requirepass", self.password] if self.password else []), *self.extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        wait_until(lambda: _redis_up(self.port, self.password), what="redis-server")
+        ca = self.tls[0] if self.tls else None
+        wait_until(lambda: _redis_up(self.port, self.password, ca), what="redis-server")
         return self
 
     def stop(self) -> None:

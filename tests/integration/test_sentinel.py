@@ -148,3 +148,22 @@ def test_the_banner_names_master_replicas_and_sentinels(sentinels: Sentinels, tm
     assert f"Sentinel service '{SERVICE}' via " in lines and sentinels.password not in lines
     assert f"master 127.0.0.1:{sentinels.master_port()}; 1 replica" in lines
     assert "3 of 3 sentinels answering" in lines and "wait for 1 replica" in lines
+
+
+def test_everything_over_tls(tmp_path: Path) -> None:
+    """rediss+sentinel://: TLS to the sentinels and the data nodes, replication over TLS too."""
+    with running(tmp_path / "ha", tls=True) as ha:
+        assert ha.url.startswith("rediss+sentinel://")
+        assert check_requires_auth(ha.url) is True
+        refuse_open_store(ha.url)
+        assert nodes.layout(parse(ha.url)).master == f"127.0.0.1:{ha.master_port()}"
+        env = {"ACTEON_REDIS_URL": ha.url, "ACTEON_ADMIN_KEY": ADMIN_KEY, "ACTEON_STATE_DIR": str(tmp_path / "st")}
+        with gateway_process(env) as url, httpx.Client(base_url=url, timeout=10) as c:
+            assert c.get("/v1/health").json()["topology"] == "sentinel"
+            _, approval_id = _pending_approval(c, "tls")
+            r = c.post(f"/v1/approvals/{approval_id}/approve", json={"by": "alice", "reason": "ok"}, headers=ADMIN)
+            assert r.status_code == 200, r.text
+        with redis.Redis(host="127.0.0.1", port=ha.replicas[0].port, password=ha.password, ssl=True,
+                         ssl_ca_certs=ha.tls[0] if ha.tls else None,
+                         decode_responses=True) as replica:
+            assert replica.hget(f"acteon:{{tls}}:approval:{approval_id}", "status") == "approved"
