@@ -87,6 +87,33 @@ def _words(command: str) -> list[str]:
     return out
 
 
+# Programs that run what they read on stdin: a file fed to one (`bash < steps.txt`, `cat steps.txt | sh`) is a
+# program whatever its name.
+_INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox", "python", "python2",
+                           "python3", "node", "deno", "bun", "ruby", "perl", "php", "pwsh", "powershell", "osascript",
+                           "lua", "Rscript", "tclsh", "julia", "groovy", "scala", "jshell", "psql", "mysql", "sqlite3"})
+# Names a file fed to an interpreter is still not sent under: what looks like a key or a secret.
+_SECRET_MARKS = (".env", "secret", "credential", "token", "passw", "id_rsa", "id_ed25519", "id_ecdsa", ".pem", ".key",
+                 ".p12", ".pfx", ".jks", ".kdbx", "keystore", "netrc", "npmrc", "pgpass")
+
+
+def _fed_to_interpreter(command: str) -> set[str]:
+    """Files an interpreter reads its program from on stdin: `INTERP … < FILE` and `cat FILE… | INTERP`."""
+    fed: set[str] = set()
+    for line in command.replace("&&", "\n").replace("||", "\n").replace(";", "\n").splitlines():
+        stages = line.split("|")
+        for i, stage in enumerate(stages):
+            words = stage.replace("<<", " \0 ").replace("<(", " \0 ").replace("<", " < ").split()
+            names = [w.rsplit("/", 1)[-1].strip("'\"") for w in words if w not in ("sudo", "env", "exec", "command")]
+            if names and names[0] in _INTERPRETERS:
+                fed.update(words[j + 1].strip("'\"") for j, w in enumerate(words[:-1]) if w == "<")
+            following = stages[i + 1].split() if i + 1 < len(stages) else []
+            following = [w for w in following if w not in ("sudo", "env", "exec", "command")]
+            if names[:1] == ["cat"] and following and following[0].rsplit("/", 1)[-1] in _INTERPRETERS:
+                fed.update(w.strip("'\"") for w in words[1:] if not w.startswith("-"))
+    return {f for f in fed if f and not any(m in f.rsplit("/", 1)[-1].lower() for m in _SECRET_MARKS)}
+
+
 def _join(directory: str, name: str) -> str:
     """``name`` resolved against ``directory``, `.` and `..` folded (posixpath costs the hook an import)."""
     parts: list[str] = []
@@ -153,6 +180,7 @@ def attach(command: str, cwd: str, home: str | None = None,
     named = {words[i + 1] for i in range(1, len(words) - 1)
              if words[i] in ("-f", "--file", "--makefile", "--justfile", "-c", "--config")
              and any(w.rsplit("/", 1)[-1] in MANIFESTS for w in words[max(0, i - 3):i])}
+    named |= _fed_to_interpreter(command[: 1 << 16])
     for word in words:
         if word.startswith("@") and len(word) > 2:
             word = word.lstrip("@")  # sqlplus `@script.sql`, `@@nested.sql`

@@ -17,7 +17,7 @@ from sqlparse.sql import Where
 
 from gateway.shell import categories as cat
 from gateway.shell.invocation import Invocation
-from gateway.shell.words import Word
+from gateway.shell.words import Word, literal_word
 
 
 def words(call: Invocation) -> list[str]:
@@ -144,7 +144,7 @@ def sql_client(call: Invocation) -> str | None:
     for text in texts:
         _client_commands(call, text)
     effects = {sql_effect(t) for t in texts} - {None}
-    if not effects or _local_database_file(call):
+    if not effects or (_local_database_file(call) and not _attaches_elsewhere(call, texts)):
         # A database file of the workspace (a dev database, a fixture, a scratch one) is the project's local
         # work: changing it, even emptying it, is no more than deleting files of the workspace.
         return None
@@ -160,6 +160,28 @@ def bulk_load(call: Invocation) -> str | None:
     if any(v.replace(" ", "") in ("table_exists_action=replace", "table_exists_action=truncate") for v in values):
         return cat.DATABASE_DESTROY
     return cat.DATABASE_CHANGE if values and not any(v in ("help=y", "-help", "--help") for v in values) else None
+
+
+# SQLite's and DuckDB's ATTACH: another database opened beside the local one (`ATTACH 'host=db.prod …' AS p (TYPE
+# postgres)`, `ATTACH 's3://…'`, `ATTACH '/srv/app/prod.db'`), and DuckDB's functions that run SQL on a server.
+_ATTACH = re.compile(r"\bATTACH\s+(?:DATABASE\s+)?(?:IF\s+NOT\s+EXISTS\s+)?'([^']*)'([^;]*)", re.I)
+_SERVER_SQL = re.compile(r"\b(?:postgres|mysql)_(?:execute|query|scan)\s*\(", re.I)
+
+
+def _attaches_elsewhere(call: Invocation, texts: list[str]) -> bool:
+    """The SQL reaches a database other than the project's own file: a server, a URL, a file elsewhere."""
+    for text in texts:
+        if _SERVER_SQL.search(text):
+            return True
+        for target, rest in _ATTACH.findall(text[: 1 << 16]):
+            if re.search(r"\bTYPE\s+(?!sqlite\b|duckdb\b)\w+", rest, re.I) or "=" in target or ":" in target:
+                return True  # `(TYPE postgres)`, a connection string, `md:`, `s3://…`
+            path = call.inspect(literal_word(target)) if target and target != ":memory:" else None
+            if target in ("", ":memory:"):
+                continue  # a temporary database
+            if path is None or call.facts.record(path).path_class not in ("temp", "workspace"):
+                return True
+    return False
 
 
 def _local_database_file(call: Invocation) -> bool:

@@ -76,13 +76,16 @@ class Scope:
     # path → the same Flow object seeded into ``files``. Running one is judged by its text; being merely
     # named is not suspicious, unlike a file this very command line wrote (see ``written``).
     attached: dict[str, Flow] = field(default_factory=dict)
+    # Run with another user's rights (under sudo, doas, su, pkexec …): what the command touches need not be the
+    # agent's own (a `kill` then reaches processes the agent did not start).
+    root: bool = False
 
     def copy(self) -> Scope:
         """The state a subshell, a pipeline stage or a nested script starts with. Variables and the directory
         are its own; files written and programs copied are on disk, so every scope sees them (`… | base64 -d >
         /tmp/x && sh /tmp/x`)."""
         return Scope(self.cwd, self.cwd_known, dict(self.vars), self.files, dict(self.flows), self.renamed,
-                     self.attached)
+                     self.attached, self.root)
 
     def written(self) -> dict[str, Flow]:
         """The files this command line wrote (not the attached files it has not rewritten)."""

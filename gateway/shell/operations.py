@@ -179,6 +179,8 @@ def _kill_targets(args: list[Word]) -> list[str]:
 
 
 def _kill(call: Invocation) -> str | None:
+    if call.scope.root and set(_kill_targets(call.args)) - {"-l", "-L"}:
+        return cat.PROCESS_KILL  # as root: the agent's own processes never need it, so these are someone else's
     if call.args_flow.processes or any(w.flow.processes for w in call.args):
         return cat.PROCESS_KILL  # PIDs from a listing of the machine (gateway/shell/processes.py)
     for value in _kill_targets(call.args):
@@ -192,6 +194,8 @@ def _kill(call: Invocation) -> str | None:
 
 
 def _pkill(call: Invocation) -> str | None:
+    if call.scope.root and words(call):
+        return cat.PROCESS_KILL  # as root (`sudo pkill -9 cupsd`): processes the agent did not start
     f = flags(call)
     if f & {"-u", "-U", "--euid", "--uid", "-g", "-G", "--group"} or any(
             w.value.startswith(("-u", "-U")) and len(w.value) > 2 for w in call.args):
@@ -399,6 +403,10 @@ INFRA: dict[str, Handler] = {
     "bq": _database_client(databases.bq),
     **dict.fromkeys(["mongosh", "mongo"], _database_client(databases.mongo)),
     "dropdb": _handler(lambda call: cat.DATABASE_DESTROY),
+    # kcat (kafkacat): `-P` produces records into a topic others consume (`-C`, `-L`, `-Q` only read). Its mode
+    # letters differ from its options by case alone (`-p` partition, `-l` one record per line), so exactly `-P`.
+    **dict.fromkeys(["kcat", "kafkacat"], _handler(
+        lambda call: cat.DATABASE_CHANGE if any(w.value == "-P" for w in call.args) else None)),
     "mysqladmin": _handler(lambda call: cat.DATABASE_DESTROY if "drop" in words(call) else None),
     **dict.fromkeys(["rails", "rake", "prisma"], _handler(databases.framework_db)),
     "twine": _handler(_first_word_publishes("upload")),

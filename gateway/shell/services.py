@@ -49,10 +49,14 @@ _PATH_PAYS = re.compile(r"(?:^|/)(?:refunds?|payouts?|charges?|captures?|disburs
                         re.I)
 # A write to an endpoint whose path names a destroy or deploy verb as a word of its own (RPC-style APIs).
 _PATH_VERB = re.compile(r"(?:^|[/_.:-])(delete|destroy|purge|wipe|erase|drop|truncate|terminate|deregister"
-                        r"|decommission|clean_?tombstones|deploy|undeploy|redeploy|rollback|rollout|restart"
-                        r"|promote|transition|failover|shutdown|scale)(?=$|[/_.:?-])")
+                        r"|decommission|clean_?tombstones|reset|factory|reboot|poweroff|power_?off|halt|reimage"
+                        r"|reinitiali[sz]e|format|deploy|undeploy|redeploy|rollback|rollout|restart"
+                        r"|promote|transition|failover|shutdown|scale|stop|suspend|disable|reload|upgrade"
+                        r"|downgrade|migrate|resize|reconfigure|rebuild)(?=$|[/_.:?-])")
+# The verbs above that change a service rather than destroy what it holds (a reset, a wipe, a reimage do).
 _CHANGE_VERBS = frozenset({"deploy", "undeploy", "redeploy", "rollback", "rollout", "restart", "promote",
-                           "transition", "failover", "scale"})
+                           "transition", "failover", "scale", "stop", "suspend", "disable", "reload", "upgrade",
+                           "downgrade", "migrate", "resize", "reconfigure", "rebuild"})
 # A write to a collection of credentials or accounts (`/robots`, `/api-keys`, `/users/42/tokens`).
 _IDENTITY_COLLECTION = re.compile(r"(?:^|/)(?:robots?|tokens|access[-_]?tokens|personal[-_]?access[-_]?tokens"
                                   r"|api[-_]?keys|apikeys|keys|credentials|service[-_]?accounts|users|accounts"

@@ -34,7 +34,7 @@ from gateway.shell.words import (
     locate,
     placeholder,
 )
-from gateway.shell.wrappers import UNWRAPPERS
+from gateway.shell.wrappers import PRIVILEGED, UNWRAPPERS
 
 MAX_DEPTH = 8  # nested scripts: bash -c "eval '…'" …
 _MAX_WRAPPERS = 16  # sudo env nice timeout … chains
@@ -74,6 +74,9 @@ class Walker:
                 break
             facts.executable(name)
             unwrapped = unwrap(argv)
+            if name in PRIVILEGED and not scope.root:
+                scope = scope.copy()
+                scope.root = True
             if unwrapped.assignments:
                 scope = _with_environment(scope, unwrapped.assignments)
             for var, value in unwrapped.assignments:

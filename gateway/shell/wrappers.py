@@ -276,6 +276,9 @@ _TIME = spec("fo", ["--format", "--output"], stop=True)
 _STDBUF = spec("ioe", ["--input", "--output", "--error"], stop=True)
 _PROXY = spec("f", stop=True)
 
+# Wrappers that run their command as another user (root, by default): ``Scope.root`` inside.
+PRIVILEGED = frozenset({"sudo", "doas", "su", "runuser"})
+
 UNWRAPPERS: dict[str, Callable[[list[Word]], Unwrapped]] = {
     "sudo": _sudo,
     "doas": _doas,

@@ -28,6 +28,21 @@ def test_nested_quoted_commands_and_home_paths(tmp_path: Path) -> None:
     assert set(sent) == {str(tmp_path / "y.sh"), str(home / "x.sh")}
 
 
+def test_a_file_an_interpreter_reads_from_stdin_is_a_program_whatever_its_name(tmp_path: Path) -> None:
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "steps.txt").write_text("rm -rf ~\n")
+    (tmp_path / "notes.txt").write_text("just notes\n")
+    (tmp_path / ".env.prod").write_text("TOKEN=s3cret\n")
+    steps = {str(tmp_path / "ops" / "steps.txt"): "rm -rf ~\n"}
+    for command in ("bash < ops/steps.txt", "sudo sh -s < ops/steps.txt", "cat ops/steps.txt | bash",
+                    "cd . && cat ops/steps.txt | env bash -s"):
+        assert a.attach(command, str(tmp_path)) == steps, command
+    # Read by something that is not an interpreter, or not as its program: data, never sent.
+    for command in ("grep x < notes.txt", "cat notes.txt | grep x", "wc -l < ops/steps.txt", "cat notes.txt"):
+        assert a.attach(command, str(tmp_path)) == {}, command
+    assert a.attach("bash < .env.prod", str(tmp_path)) == {}  # a secret's name: still never sent
+
+
 def test_runners_manifests_come_from_the_directory_they_run_in(tmp_path: Path) -> None:
     (tmp_path / "web").mkdir()
     (tmp_path / "web" / "package.json").write_text('{"scripts": {}}')
