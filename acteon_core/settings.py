@@ -207,11 +207,16 @@ def copilot_hooks(opts: HookOptions) -> dict[str, Any]:
         "postToolUse": [{"type": "command", "bash": done, "timeoutSec": 10}]}}
 
 
+WINDSURF_PRE = ("pre_run_command", "pre_write_code", "pre_read_code", "pre_mcp_tool_use")
+# CLIs whose hooks are listed without matcher groups: the event the gate is listed under (doctor looks there).
+FLAT_GATE_EVENTS = {"crush": "PreToolUse", "cursor": "preToolUse", "windsurf": WINDSURF_PRE[0]}
+
+
 def crush_settings(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
     """Crush's crush.json: a PreToolUse hook (timeout in seconds) for every tool. Crush lets the call run when a
     hook times out, so the timeout written is the gate's budget plus a margin; it has no PostToolUse."""
     _no_http(opts, "crush")
-    _merge_event(settings, "PreToolUse", {
+    _merge_event(settings, FLAT_GATE_EVENTS["crush"], {
         "name": f"{MARKER}-gate", "matcher": ".*", "timeout": int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S),
         "command": hook_command("gate", "crush", key_file=opts.key_file, url=opts.url, budget=opts.budget,
                                 authoritative=opts.authoritative)})
@@ -223,7 +228,7 @@ def cursor_hooks(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
     prints nothing lets the call run), ``postToolUse`` for the audit."""
     _no_http(opts, "cursor")
     settings.setdefault("version", 1)
-    _merge_event(settings, "preToolUse", {
+    _merge_event(settings, FLAT_GATE_EVENTS["cursor"], {
         "command": hook_command("gate", "cursor", key_file=opts.key_file, url=opts.url, budget=opts.budget,
                                 authoritative=opts.authoritative),
         "timeout": int(opts.budget + c.HOOK_TIMEOUT_MARGIN_S), "failClosed": True})
@@ -232,7 +237,6 @@ def cursor_hooks(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:
     return settings
 
 
-WINDSURF_PRE = ("pre_run_command", "pre_write_code", "pre_read_code", "pre_mcp_tool_use")
 
 
 def windsurf_hooks(settings: dict[str, Any], opts: HookOptions) -> dict[str, Any]:

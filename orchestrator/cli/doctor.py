@@ -24,6 +24,7 @@ import typer
 from acteon_core import contract as c
 from acteon_core import dialects
 from acteon_core.hook_files import hook_files
+from acteon_core.settings import FLAT_GATE_EVENTS
 from orchestrator.cli.common import JsonOut, StateDir, find_admin_key, print_json, state_of
 
 OK, PROBLEM, NOTE = "ok", "PROBLEM", "note"
@@ -174,9 +175,9 @@ def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
                 if isinstance(h, dict) and MARKER in str(h.get("bash", ""))]
     if cli == "antigravity" and isinstance(settings, dict):  # {"acteon-swarm": {"PreToolUse": [groups]}}
         settings = {"hooks": settings.get(MARKER)}
-    if cli in _FLAT_EVENTS:  # hooks listed without groups
+    if cli in FLAT_GATE_EVENTS:  # hooks listed without groups
         hooks = settings.get("hooks") if isinstance(settings, dict) else None
-        pre = hooks.get(_FLAT_EVENTS[cli]) if isinstance(hooks, dict) else None
+        pre = hooks.get(FLAT_GATE_EVENTS[cli]) if isinstance(hooks, dict) else None
         return [{"type": "command", "command": h["command"]} for h in pre if isinstance(h, dict)
                 and MARKER in str(h.get("command", ""))] if isinstance(pre, list) else []
     event = "BeforeTool" if cli == "gemini" else "PreToolUse"
@@ -189,9 +190,6 @@ def _gate_commands(path: Path, cli: str) -> list[dict[str, Any]]:
             if isinstance(hook, dict) and (MARKER in text or c.CLAUDE_HOOK_PATH in text):
                 found.append(hook)
     return found
-
-
-_FLAT_EVENTS = {"cursor": "preToolUse", "crush": "PreToolUse", "windsurf": "pre_run_command"}
 
 
 def _gemini_trusted(cwd: Path, home: Path) -> bool:
