@@ -22,7 +22,8 @@ and ``x*`` globs per word; ``...`` at the end also matches longer commands, whic
 optionally ``[FLAG|FLAG]``: the entry holds only when one of those options is present (``-o`` matches
 ``-oyaml`` and ``-o=yaml``). ``follow`` names subcommands that run a command they are given — ``N`` operands
 after the subcommand, ``--`` (the words after a ``--``), ``-c|--command`` (the words after the first of those
-options), ``sh:--run`` (that option's value is shell code), ``sh:N`` (after N operands, the words are shell
+options), ``self`` (the subcommand is itself the program: `fvm flutter pub get`), ``sh:--run`` (that option's
+value is shell code), ``sh:N`` (after N operands, the words are shell
 code, as ssh joins them) or ``code:LANGUAGE:N`` (after N operands, a word of code in that language or a script
 file: `rails runner 'Article.delete_all'` runs Ruby, `wp db query 'DROP …'` runs SQL) — which is then analysed
 like any command. ``plugin`` (with ``own``, the tool's own subcommands) names the prefix of the programs a tool
@@ -253,6 +254,8 @@ def followed(call: Invocation, table: Table) -> list[Word] | None:
             return _as_program(language, inner[0]) if inner else None
         if how.startswith(("-", "sh:")):
             return _after_option(args, how)
+        if how == "self" and parts:  # `fvm flutter pub get`: the subcommand is the program it runs
+            return _environment_stripped(args[where[0]:])
         if how == "--":
             marker = next((i for i, w in enumerate(args) if w.value == "--"), None)
             return _environment_stripped(args[marker + 1:]) if marker is not None else None

@@ -18,6 +18,7 @@ from gateway.shell import (
     foreign,
     hpc,
     interpreters,
+    lexicon,
     media,
     network,
     notebooks,
@@ -36,8 +37,9 @@ from gateway.shell import (
     windows,
 )
 from gateway.shell.find import find
+from gateway.shell.flow import Flow
 from gateway.shell.generic import BASH_LIKE_SHELLS, default_handler, no_effect
-from gateway.shell.invocation import Handler
+from gateway.shell.invocation import Handler, Invocation
 
 HANDLERS: dict[str, Handler] = {
     # deleting, moving, writing
@@ -206,6 +208,13 @@ HANDLERS: dict[str, Handler] = {
                      "nproc", "uptime"], no_effect),
 }
 
+def _described_by_its_verbs(call: Invocation) -> Flow:
+    """A program nobody described but for one judge on top (`conan install`): its verbs still say what the rest
+    of it does (`conan upload`), as for any program the walker meets without a handler."""
+    lexicon.judge(call)
+    return default_handler(call)
+
+
 HANDLERS.update(hpc.HANDLERS)
 HANDLERS.update(transfers.HANDLERS)
 HANDLERS.update(windows.HANDLERS)
@@ -213,6 +222,9 @@ HANDLERS.update(declared.HANDLERS)  # before the tables: mise's table follows `m
 # Powerful CLIs judged by their known-safe tables (gateway/shell/cli_tables), on top of their own handler.
 for _name in clis.tables():
     HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
+for _name in packages.DEPENDENCY_INSTALLERS:
+    HANDLERS[_name] = operations.with_judges(HANDLERS.get(_name, _described_by_its_verbs),
+                                             packages.dependency_install)
 HANDLERS["mix"] = foreign.mix(HANDLERS["mix"])
 HANDLERS["dart"] = foreign.dart(HANDLERS.get("dart", default_handler))
 HANDLERS["blender"] = foreign.blender

@@ -87,6 +87,14 @@ class Scope:
         return Scope(self.cwd, self.cwd_known, dict(self.vars), self.files, dict(self.flows), self.renamed,
                      self.attached, self.root)
 
+    def as_root(self) -> Scope:
+        """This scope for a command run with another user's rights (``root``)."""
+        if self.root:
+            return self
+        inner = self.copy()
+        inner.root = True
+        return inner
+
     def written(self) -> dict[str, Flow]:
         """The files this command line wrote (not the attached files it has not rewritten)."""
         if not self.attached:

@@ -89,6 +89,8 @@ PROGRAMS: dict[str, _Program] = {
     "tcc": _Program(files=_set("-run"), repl=False, script_operand=False),
     "cling": _Program(repl=True),
     "expect": _Program(code=_set("-c"), files=_set("-f")),
+    # AppleScript / JXA: `do shell script "…"`, `tell application "Terminal" to do script "…"`, keystrokes to apps
+    "osascript": _Program(code=_set("-e"), values=_set("-l", "-s", "-i")),
     **dict.fromkeys(("pwsh", "powershell", "pwsh-preview", "powershell.exe", "pwsh.exe"), _Program(
         code=_set("-c", "-command", "-Command", "--command", "-e", "-ec", "-enc", "-EncodedCommand",
                   "-encodedcommand"),

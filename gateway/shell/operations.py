@@ -220,9 +220,10 @@ def _credential_cli(call: Invocation) -> str | None:
         return cat.CREDENTIAL_ACCESS
     if name == "az" and w[:2] == ["account", "get-access-token"]:
         return cat.CREDENTIAL_ACCESS
-    if name in ("op", "vault", "pass", "secret-tool", "security", "bw", "lpass", "gopass", "keyring") and \
-            set(w[:2]) & {"read", "get", "show", "lookup", "find-generic-password", "find-internet-password"}:
-        return cat.CREDENTIAL_ACCESS
+    if name in ("op", "vault", "pass", "secret-tool", "security", "bw", "lpass", "gopass", "keyring") and (
+            set(w[:2]) & {"read", "get", "show", "lookup", "find-generic-password", "find-internet-password"}
+            or any(x.startswith(("dump", "export")) for x in w[:2])):
+        return cat.CREDENTIAL_ACCESS  # printed, dumped (`security dump-keychain -d`) or exported (`bw export`)
     if name.startswith("docker-credential-") and w[:1] == ["get"]:
         return cat.CREDENTIAL_ACCESS
     return _cloud_delete(call) if name in ("aws", "gcloud", "az") else None

@@ -147,3 +147,36 @@ HANDLERS: dict[str, Handler] = {
     "cpanm": _operands_install,
     "easy_install": _operands_install,
 }
+
+
+# Tools that fetch a project's declared dependencies and install them (as `npm ci` and `bundle install` do):
+# the words that do it. Judged on top of the tool's own handler or table (commands.py).
+_DEPENDENCY_INSTALLS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "pod": (("install",), ("update",)),
+    "carthage": (("update",), ("bootstrap",), ("checkout",)),
+    "swift": (("package", "update"), ("package", "resolve")),
+    "flutter": (("pub", "get"), ("pub", "upgrade"), ("pub", "add"), ("packages", "get"), ("packages", "upgrade")),
+    "dart": (("pub", "get"), ("pub", "upgrade"), ("pub", "add")),
+    "mix": (("deps.get",), ("deps.update",), ("archive.install",)),
+    "dotnet": (("restore",), ("add", "package"), ("tool", "install"), ("tool", "restore"), ("workload", "install")),
+    "nuget": (("restore",), ("install",)),
+    "conan": (("install",),),
+    "vcpkg": (("install",),),
+    "mint": (("install",), ("bootstrap",)),
+}
+
+
+def dependency_install(call: Invocation) -> str | None:
+    """`pod install`, `carthage bootstrap`, `flutter pub get`, `dotnet restore`, `xcodebuild
+    -resolvePackageDependencies`: the project's dependencies downloaded and installed."""
+    if call.name == "xcodebuild":
+        return cat.PACKAGE_INSTALL if any(w.value == "-resolvePackageDependencies" for w in call.args) else None
+    words = [w.value for w in call.args if not w.value.startswith("-")]
+    for verb in _DEPENDENCY_INSTALLS.get(call.name, ()):
+        # `swift package --package-path Packages/Core update`: an option's value may sit between the words
+        if words[:1] == [verb[0]] and all(v in words[1:4] for v in verb[1:]):
+            return cat.PACKAGE_INSTALL
+    return None
+
+
+DEPENDENCY_INSTALLERS = (*_DEPENDENCY_INSTALLS, "xcodebuild")

@@ -23,9 +23,10 @@ import re
 import shlex
 
 from gateway.shell import categories as cat
+from gateway.shell import code_paths, services
 from gateway.shell import hosts as hostnames
-from gateway.shell import services, windows
 from gateway.shell.code.effects import command_line
+from gateway.shell.code_paths import HOME_JOIN, home_parts, quoted, shell_path
 from gateway.shell.databases import sql_effect
 from gateway.shell.invocation import Invocation
 from gateway.shell.words import Word
@@ -216,7 +217,6 @@ _ARGV_HANDOFF = re.compile(r"""\b(?:ProcessBuilder|commandLine|exec\.Command(?:C
                            r"""|Process\.(?:run|runSync|start)|System\.cmd|Runtime\.getRuntime\(\)\.exec|cmd\.exe)"""
                            r"""\s*\(\s*(?:\w+\s*,\s*)?((?:""" + _ARG + r"""\s*,\s*\[?\s*){0,32}""" + _ARG
                            + r""")\]?(\s*,)?""")
-_LITERAL = re.compile(r""""([^"\n]*)"|'([^'\n]*)'""")
 _INTERPOLATION = re.compile(r"\$(?:\{|[A-Za-z_])|#\{")
 # CMake: `execute_process(COMMAND …)`, `add_custom_command(… COMMAND …)` run a program with those words;
 # `file(REMOVE_RECURSE …)` deletes. Keywords after the command end it.
@@ -255,36 +255,11 @@ _SESSION_RUN = re.compile(r"""\bsession\.run(?:_always|_install)?\s*\(\s*((?:"""
                           + _ARG + ")")
 
 
-# Recursive deletes in compiled languages: Go's os.RemoveAll, Rust's remove_dir_all, C#'s Directory.Delete(p, true),
-# Java's FileUtils.deleteDirectory — of a literal path, or of one joined to the home directory.
-_TREE_DELETE = re.compile(r"""\b(?:os\.RemoveAll|remove_dir_all|Directory\.Delete|FileUtils\.deleteDirectory"""
-                          r"""|FileUtils\.forceDelete)\s*\(\s*(?:new\s+File\s*\(\s*)?(?:"([^"\n]{1,400})"|"""
-                          r"""(?:filepath|path|Path)\.(?:Join|join|Combine|of)\s*\(\s*(\w+)\s*,\s*((?:"[^"\n]*"\s*,?\s*){1,8})\))""")
-# A path joined to the home directory (`path.join(os.homedir(), '.kube', 'config')`, `Path.home() / '.aws'`).
-_HOME_JOIN = re.compile(r"""(?:homedir\(\)|Path\.home\(\)|UserHomeDir\(\)|getProperty\(\s*"user\.home"\s*\))"""
-                        r"""\s*(?:,|/)\s*((?:['"][\w.-]{1,64}['"]\s*(?:,|/)?\s*){1,6})""")
-
-
-_HOME_VARIABLE = re.compile(r"""\b(\w+)\s*(?:,\s*\w+\s*)?:?=\s*(?:os\.UserHomeDir\(\)|os\.homedir\(\)|Path\.home\(\)"""
-                            r"""|System\.getProperty\(\s*"user\.home"\s*\)|dirs::home_dir\(\))""")
-
-
 _STATA_SHELL = re.compile(r"(?m)^\s*shell\s+(\S.{0,2000})$")  # Stata's `shell CMD` line
 # SAS hands a command line to the system with the X statement, %sysexec, CALL SYSTEM, SYSTASK and a pipe fileref.
 _SAS_SHELL = re.compile(r"""(?im)(?:^\s*x\s+|\bcall\s+system\s*\(\s*|\bsystask\s+command\s+"""
                         r"""|\bfilename\s+\w+\s+pipe\s+)(['"])((?:(?!\1).){1,2000})\1"""
                         r"""|%sysexec\s+([^;\n]{1,2000});""")
-
-
-def _home_parts(parts: str) -> str:
-    return "~/" + "/".join(_quoted(parts))
-
-
-def _path(text: str) -> str:
-    """A path as the shell would take it: `~` and `$HOME` keep their meaning, Windows paths read as WSL sees them
-    (``windows.posix_view``); anything odd is quoted."""
-    text = windows.posix_view(text)
-    return text if re.fullmatch(r"[\w~$./{}@:+-]+", text) else shlex.quote(text)
 
 
 def _removed_path(arguments: str) -> str | None:
@@ -295,13 +270,9 @@ def _removed_path(arguments: str) -> str | None:
     return None
 
 
-def _quoted(text: str) -> list[str]:
-    return [a or b for a, b in _LITERAL.findall(text)]
-
-
 def nox_sessions(code: str) -> list[str]:
     """The command lines a noxfile's `session.run("prog", "arg", …)` calls run."""
-    lines = [command_line(list(_quoted(m.group(1)))) for m in list(_SESSION_RUN.finditer(code[: 1 << 16]))[:32]]
+    lines = [command_line(list(quoted(m.group(1)))) for m in list(_SESSION_RUN.finditer(code[: 1 << 16]))[:32]]
     return [line for line in lines if line]
 
 
@@ -309,19 +280,15 @@ def other_languages(code: str) -> list[str]:
     """Command lines that R, Julia, PowerShell, C# scripts, Stata, SAS and noxfiles run (see the patterns above)."""
     text = code[: 1 << 16]
     out = [m.group(1) for m in _R_SYSTEM.finditer(text)][:32]
-    out += [shlex.join([m.group(1), *_quoted(m.group(2))]) for m in _R_SYSTEM2.finditer(text)][:32]
-    out += [f"rm -rf {_path(m.group(1))}" for m in _R_UNLINK.finditer(text)][:32]
+    out += [shlex.join([m.group(1), *quoted(m.group(2))]) for m in _R_SYSTEM2.finditer(text)][:32]
+    out += [f"rm -rf {shell_path(m.group(1))}" for m in _R_UNLINK.finditer(text)][:32]
     out += [f"{m.group(2)} | {m.group(3)}" if m.group(3) else m.group(2) for m in _JULIA_RUN.finditer(text)][:32]
-    out += [f"rm -rf {_path(p)}" for p in (_removed_path(m.group(1)) for m in _PWSH_REMOVE.finditer(text)) if p][:32]
+    removed = (_removed_path(m.group(1)) for m in _PWSH_REMOVE.finditer(text))
+    out += [f"rm -rf {shell_path(p)}" for p in removed if p][:32]
     out += [f"{m.group(1)} {m.group(2)}".replace('\\"', '"') for m in _DOTNET_START.finditer(text)][:32]
     out += [m.group(1) for m in _STATA_SHELL.finditer(text)][:32]
     out += [m.group(2) or m.group(3) for m in _SAS_SHELL.finditer(text)][:32]
-    homes = set(_HOME_VARIABLE.findall(text))  # `h, _ := os.UserHomeDir()`, `var home = os.homedir()`
-    for match in list(_TREE_DELETE.finditer(text))[:32]:
-        if match.group(1) is not None:
-            out.append(f"rm -rf {_path(match.group(1))}")
-        elif "home" in match.group(2).lower() or match.group(2) in homes:  # a folder of its own making is its own
-            out.append(f"rm -rf {_home_parts(match.group(3))}")
+    out += code_paths.deletes(text)
     return out + nox_sessions(text)
 
 
@@ -351,7 +318,7 @@ def shell_handoffs(code: str) -> list[str]:
             out.append(shlex.join(["rm", "-rf" if match.group(1) else "-f", *paths]))
     for match in list(_ARGV_HANDOFF.finditer(text))[:32]:
         # An argument with interpolation (`'$home/.gradle'` in Dart, `"${dir}/x"` in Kotlin) is computed.
-        argv: list[str | None] = [None if _INTERPOLATION.search(a) else a for a in _quoted(match.group(1))]
+        argv: list[str | None] = [None if _INTERPOLATION.search(a) else a for a in quoted(match.group(1))]
         argv += [None] if match.group(2) else []
         if argv and argv[0] not in ("sh", "bash", "/bin/sh", "/bin/bash", "zsh"):  # those are _SHELL_HANDOFF's
             line = command_line(argv)
@@ -477,8 +444,8 @@ def judge(call: Invocation, code: str, language: str | None) -> None:
         call.flag(category)
     for host in hostnames.url_hosts(code):
         call.host(host)
-    for match in list(_HOME_JOIN.finditer(code[: 1 << 16]))[:32]:
-        call.read(Word(_home_parts(match.group(1))))  # `path.join(os.homedir(), '.kube', 'config')`
+    for match in list(HOME_JOIN.finditer(code[: 1 << 16]))[:32]:
+        call.read(Word(home_parts(match.group(1))))  # `path.join(os.homedir(), '.kube', 'config')`
     for match in _QUOTED_PATH.finditer(code):
         if match.group(3) is not None:
             call.read(Word("~" + match.group(3)))  # `${homedir()}/.aws/credentials`

@@ -74,9 +74,7 @@ class Walker:
                 break
             facts.executable(name)
             unwrapped = unwrap(argv)
-            if name in PRIVILEGED and not scope.root:
-                scope = scope.copy()
-                scope.root = True
+            scope = scope.as_root() if name in PRIVILEGED else scope
             if unwrapped.assignments:
                 scope = _with_environment(scope, unwrapped.assignments)
             for var, value in unwrapped.assignments:

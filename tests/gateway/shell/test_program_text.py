@@ -317,7 +317,7 @@ def test_a_resource_clis_noun_then_verb(command: str, category: str) -> None:
 
 @pytest.mark.parametrize("command", [
     "opsctl users ls", "streamctl topic list", "tracker issue view ABC-1", "rustup component add clippy",
-    "rustup target add wasm32-unknown-unknown", "asdf plugin add nodejs", "flutter pub add http",
+    "rustup target add wasm32-unknown-unknown", "asdf plugin add nodejs", "flutter config --enable-web",
     "opsctl status",
 ])
 def test_local_tooling_and_lookups_stay_clean(command: str) -> None:
