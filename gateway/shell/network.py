@@ -340,6 +340,12 @@ def ssh(call: Invocation) -> Flow:
         # `ssh host 'psql -c …'`: the remote shell runs the words joined; judged like a local command (a
         # deploy host's database and services matter more than the agent's own, not less).
         call.run_script(" ".join(w.value for w in options.operands[1:]))
+    elif not options.has("-N", "-G", "-V", "-O", "-Q", "-W") and not options.operands[0].value.startswith("git@"):
+        # (`ssh -T git@github.com`: a git host's login answers a greeting and runs no shell)
+        if call.stdin.script is not None:
+            call.run_script(call.stdin.script)  # `ssh host <<'EOF' … EOF`, `ssh host < steps.sh`: those commands
+        else:
+            call.flag(cat.DYNAMIC_COMMAND)  # a remote login shell: what is typed into it is never seen here
     return OPAQUE
 
 

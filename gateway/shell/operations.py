@@ -201,10 +201,16 @@ def _pkill(call: Invocation) -> str | None:
             w.value.startswith(("-u", "-U")) and len(w.value) > 2 for w in call.args):
         return cat.PROCESS_KILL  # by user or group: processes the agent did not start
     names = [w.lstrip("^").rstrip("$").lower() for w in words(call)]
-    if call.name == "killall5" or any(n in _DAEMONS or n in ("", ".", ".*") for n in names) or (
-            call.name == "killall" and not names):
+    if call.name == "killall5" or any(n in _DAEMONS or n in ("", ".", ".*") or _daemon_name(n, "-f" in f)
+                                      for n in names) or (call.name == "killall" and not names):
         return cat.PROCESS_KILL
     return None
+
+
+def _daemon_name(name: str, full_command_line: bool) -> bool:
+    """A system service by its name's shape: `*daemon*`, or an exact process name ending in `d` the Unix way
+    (`smbd`, `winbindd`, `cupsd`, `bluetoothd`) — not a pattern matched against command lines (`pkill -f build`)."""
+    return "daemon" in name or (not full_command_line and re.fullmatch(r"[a-z][a-z0-9_.-]{2,30}d", name) is not None)
 
 
 # -- credentials and runners ---------------------------------------------------------------------------

@@ -163,6 +163,7 @@ _DEPENDENCY_INSTALLS: dict[str, tuple[tuple[str, ...], ...]] = {
     "conan": (("install",),),
     "vcpkg": (("install",),),
     "mint": (("install",), ("bootstrap",)),
+    "ansible-galaxy": (("collection", "install"), ("role", "install"), ("install",)),
 }
 
 

@@ -126,6 +126,9 @@ _PRINTS_SECRET_ATTRIBUTE = re.compile(
     r"""(?:console\.\w+|print|puts|pp|p|echo|printf|say|write|IO\.puts|dumps)\s*\(?[^;\n]{0,200}?"""
     r"""\.(?:\w+_)?(?:api_?key|token|secret|secret_?key|password|passwd|access_?key|private_?key|credentials)\b(?!\s*\()""",
     re.I)
+# A directory's attributes that hold passwords (LAPS, group-managed service accounts) and the cmdlets that read them.
+_DIRECTORY_SECRET = re.compile(r"""\b(?:ms-Mcs-AdmPwd|msLAPS-(?:Encrypted)?(?:DSRM)?Password|msDS-ManagedPassword"""
+                               r"""|unicodePwd|Get-LapsADPassword|Get-AdmPwdPassword)\b""", re.I)
 _SECRET_MANAGER_READ = re.compile(r"""\.(?:get_secret_value|getSecretValue|access_secret_version|accessSecretVersion"""
                                   r"""|get_secret|getSecret|read_secret\w*)\s*\(""")
 # Memory (and GPU memory) taken in one go or without end: `bytearray(1 << 34)`, `[bytearray(1 << 30) for _ in
@@ -244,6 +247,9 @@ _PWSH_IEX = re.compile(r"""\b(?:Invoke-Expression|iex)\b[^;\n]{0,200}\b(?:Invoke
                        r"""|DownloadString|curl|wget)\b|\b(?:Invoke-WebRequest|iwr|Invoke-RestMethod|irm|DownloadString)\b"""
                        r"""[^;\n]{0,200}\|\s*(?:Invoke-Expression|iex)\b""", re.I)
 # Windows starting a program by itself: scheduled tasks, services, autorun registry values, WMI subscriptions.
+_PWSH_SEND = re.compile(r"""\b(?:Send-MailMessage|Send-MgUserMail|Send-MgUserMessage|Send-MgChatMessage"""
+                        r"""|New-MgChatMessage|New-MgTeamChannelMessage|New-MgTeamChannelMessageReply"""
+                        r"""|Send-TeamsMessage|Send-SlackMessage|Send-PSSlackMessage|Send-SmtpMail)\b""", re.I)
 _PWSH_PERSIST = re.compile(r"""\b(?:Register-ScheduledTask|New-ScheduledTask|New-Service|Register-WmiEvent"""
                            r"""|New-CimInstance\b[^\n]{0,200}__EventFilter)\b|\b(?:New-ItemProperty|Set-ItemProperty)\b"""
                            r"""[^\n]{0,200}\\CurrentVersion\\Run""", re.I)
@@ -415,7 +421,7 @@ def judge(call: Invocation, code: str, language: str | None) -> None:
     if _REDIS_CLIENT.search(code):
         call.flag(cat.GATEWAY_STATE)  # a Redis client library: the gateway's decisions live in a Redis
     if (_WALKS_ENVIRONMENT.search(code) or _PRINTS_SECRET.search(code) or _PRINTS_SECRET_ATTRIBUTE.search(code)
-            or _SECRET_MANAGER_READ.search(code)):
+            or _SECRET_MANAGER_READ.search(code) or _DIRECTORY_SECRET.search(code)):
         call.flag(cat.CREDENTIAL_ACCESS)  # the environment walked, a secret printed or fetched
     for url in _URL_IN_CODE.findall(code[: 1 << 16])[:64]:
         services.judge(call, "POST", [url], verbs_in_path=False)  # a webhook named in code is there to be posted to
@@ -433,6 +439,8 @@ def judge(call: Invocation, code: str, language: str | None) -> None:
             call.flag(cat.REMOTE_CODE)  # `iex (iwr https://…)`: downloaded and run
         if _PWSH_PERSIST.search(code):
             call.flag(cat.PERSISTENCE)
+        if _PWSH_SEND.search(code):
+            call.flag(cat.OUTWARD_MESSAGE)  # mail or chat through Exchange, Graph, Teams, Slack
         if _PWSH_PLAIN_SECRET.search(code):
             call.flag(cat.CREDENTIAL_ACCESS)  # a vault's secrets turned into plain text
     elif language == "python":
