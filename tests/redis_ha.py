@@ -89,6 +89,20 @@ class Sentinels:
                   and v.get("state") == "online"]
         return len(online) == len(self.replicas)
 
+    def replication(self, port: int) -> tuple[int, int] | None:
+        """(the master's replication offset, how many bytes of it the slowest replica has not processed yet).
+
+        Each replica is asked for what it processed itself (`slave_repl_offset`), right after the master: the
+        offsets the master reports for its replicas are their acknowledgements, sent only once a second."""
+        master_info = self._info(port)
+        if "master_repl_offset" not in master_info:
+            return None
+        master = int(str(master_info["master_repl_offset"]))
+        processed = [int(str(info["slave_repl_offset"])) for info in (self._info(s.port) for s in self.replicas
+                                                                      if s.port != port and s.proc is not None)
+                     if "slave_repl_offset" in info]
+        return (master, max(0, master - min(processed))) if processed else None
+
     def _knows_all(self, port: int) -> bool:
         try:
             with self._client(port) as c:

@@ -6,6 +6,8 @@ last replication lag, which the test measures and bounds."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ ADMIN_KEY = "failover-admin-key"
 ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
 CLIENTS = 32
 RECOVERY_BOUND_S = 15.0  # down-after 1 s + election; measured 2–4 s on loopback (docs/ha.md)
+PRE_KILL_ANSWERS = 1000  # decisions answered before the master is lost
 LOST_BOUND = CLIENTS  # acknowledged decisions the new master may not have: one in flight per client at most
 ALLOW_ALL = "rules:\n  - {name: allow-all, priority: 1, action: allow}\n"
 APPROVE_ALL = "rules:\n  - {name: approve-all, priority: 1, action: request_approval, when: {tool: Bash}}\n"
@@ -64,7 +67,7 @@ def _body(run_id: str, agent: str, command: str) -> dict[str, object]:
 async def _load(urls: list[str], key: str, run_id: str, kill: asyncio.Event, killed: asyncio.Event,
                 killed_at: list[float], load: Load) -> None:
     """CLIENTS clients dispatch in a loop until, after the kill, every gateway has served for a while."""
-    stop = asyncio.Event()
+    stop, established = asyncio.Event(), asyncio.Event()
 
     async def client(i: int) -> None:
         gateway = i % len(urls)
@@ -75,10 +78,13 @@ async def _load(urls: list[str], key: str, run_id: str, kill: asyncio.Event, kil
                 r = await c.post("/v1/dispatch", json=_body(run_id, f"agent-{i}", f"echo {i}-{n}"))
                 outcome = r.json().get("outcome", "") if r.status_code == 200 else ""
                 load.answers.append((time.monotonic(), gateway, r.status_code, outcome))
+                if len(load.answers) >= PRE_KILL_ANSWERS:
+                    established.set()
                 n += 1
 
     async def conductor() -> None:
-        await asyncio.sleep(1.0)  # load before the kill
+        with contextlib.suppress(TimeoutError):  # load established before the kill (a count, not a duration)
+            await asyncio.wait_for(established.wait(), 20)
         kill.set()
         await killed.wait()
         deadline = time.monotonic() + RECOVERY_BOUND_S + 10
@@ -129,7 +135,21 @@ def test_a_master_lost_under_load(ha: Sentinels, tmp_path: Path, failure: str) -
             await asyncio.gather(killer(), _load([a, b], key, "load", kill, killed, killed_at, load))
 
         old_port = ha.master_port()
+        # The replication lag under this load, sampled until the kill: how far the replica trails, in bytes
+        # and in decisions (the stream's growth per decision acknowledged) — what a failover may lose.
+        samples: list[tuple[int, int]] = []
+
+        def sample() -> None:
+            while not killed_at:
+                now = ha.replication(old_port)
+                if now is not None:
+                    samples.append(now)
+                time.sleep(0.005)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
         asyncio.run(main())
+        sampler.join(timeout=10)
         new_port = ha.wait_failover(old_port)
         assert new_port != old_port
 
@@ -176,5 +196,12 @@ def test_a_master_lost_under_load(ha: Sentinels, tmp_path: Path, failure: str) -
         with redis.Redis(port=new_port, password=ha.password) as r:
             audited = int(r.xlen("acteon:{load}:audit"))
         print(f"executed {executed}; quota used {used}; stats {counted}; audit {audited}")
+        before_kill = sum(1 for t, _, status, outcome in load.answers
+                          if t < killed_at[0] and status == 200 and outcome == "executed")
+        if len(samples) > 1 and before_kill:
+            per_decision = (samples[-1][0] - samples[0][0]) / before_kill
+            worst = max(gap for _, gap in samples)
+            print(f"replication lag: at most {worst} bytes, {worst / per_decision:.1f} decisions "
+                  f"({per_decision:.0f} bytes each, {len(samples)} samples)")
         for kept in (used, counted, audited):
             assert executed - LOST_BOUND <= kept <= executed + CLIENTS  # + answers lost on the way back
