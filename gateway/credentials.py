@@ -189,7 +189,10 @@ _NAMED_FOR_A_SECRET = re.compile(
     r"(?:\.(?:txt|conf|cfg|json|ya?ml|toml|ini|env|key|b64|exs|properties))?")  # Phoenix: config/prod.secret.exs
 _SYSTEM_SECRET_TREES = ("/run/secrets", "/var/run/secrets", "/var/lib/tailscale", "/etc/wireguard", "/etc/ssl/private",
                         "/var/lib/docker/swarm", "/etc/restic", "/etc/borgmatic", "/var/lib/nomad/server",
-                        "/etc/nomad.d/tls", "/etc/consul.d/tls", "/etc/vault.d/tls", "/var/lib/acme")
+                        "/etc/nomad.d/tls", "/etc/consul.d/tls", "/etc/vault.d/tls", "/var/lib/acme",
+                        # a cluster's own kubeconfigs and keys: admin.conf is the cluster's root credential
+                        "/etc/kubernetes", "/var/lib/kubelet/pki", "/var/lib/kubelet/kubeconfig", "/etc/rancher/k3s",
+                        "/etc/rancher/rke2", "/var/lib/rancher/k3s/server", "/var/lib/rancher/rke2/server")
 _SYSTEM_TREE_ROOTS = ("/run/", "/var/", "/etc/")  # every tree above is under one: a cheap test first (hot path)
 
 # Shell start-up files: writing them is persistence (gateway.persistence), and people keep API keys in them.

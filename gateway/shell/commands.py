@@ -10,6 +10,7 @@ from gateway.shell import (
     ansible,
     archives,
     buildhooks,
+    certificates,
     clis,
     declared,
     exhaustion,
@@ -222,6 +223,9 @@ HANDLERS.update(declared.HANDLERS)  # before the tables: mise's table follows `m
 # Powerful CLIs judged by their known-safe tables (gateway/shell/cli_tables), on top of their own handler.
 for _name in clis.tables():
     HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
+for _name in certificates.ISSUERS:
+    HANDLERS[_name] = operations.with_judges(HANDLERS.get(_name, _described_by_its_verbs),
+                                             certificates.issues_certificate)
 for _name in packages.DEPENDENCY_INSTALLERS:
     HANDLERS[_name] = operations.with_judges(HANDLERS.get(_name, _described_by_its_verbs),
                                              packages.dependency_install)

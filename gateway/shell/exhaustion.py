@@ -51,7 +51,7 @@ def check_arguments(call: Invocation) -> None:
            for w in call.args[:64] if len(w.value) < 4096):
         call.flag(cat.RESOURCE_EXHAUSTION)
     if call.name in LOAD_GENERATORS and (any(_remote_url(w.value) or _remote_address(w.value) for w in call.args[:64])
-                                         or _aims_script(call)):
+                                         or _aims_script(call) or _remote_url(call.stdin.script or "")):
         call.flag(cat.RESOURCE_EXHAUSTION)  # `hey -c 2000 https://api.example.com`: a flood of a live service
     if call.name.removesuffix(".sh") in BENCHMARKS and _remote_server(call):
         call.flag(cat.RESOURCE_EXHAUSTION)  # `kafka-producer-perf-test … bootstrap.servers=kafka-prod:9092`

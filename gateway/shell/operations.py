@@ -24,12 +24,12 @@ import re
 from collections.abc import Callable
 
 from gateway.shell import categories as cat
-from gateway.shell import compose, databases, lexicon
+from gateway.shell import compose, databases, exhaustion, lexicon
 from gateway.shell.flow import LOCAL_DATA, OPAQUE, Flow
 from gateway.shell.generic import default_handler
 from gateway.shell.invocation import Handler, Invocation
 from gateway.shell.processes import DAEMONS as _DAEMONS
-from gateway.shell.words import Word
+from gateway.shell.words import Word, literal_word
 
 
 def words(call: Invocation) -> list[str]:
@@ -291,7 +291,9 @@ def _launched(call: Invocation) -> str | None:
     if call.name == "go" and w[:1] == ["run"]:
         operands = [i for i, a in enumerate(args) if not a.value.startswith("-")]
         if len(operands) >= 2:
-            lexicon.judge_launched(call, args[operands[1] + 1:], args[operands[1]].value)
+            rest = args[operands[1] + 1:]
+            rest = rest[1:] if rest and rest[0].value == "--" else rest  # `go run ./cmd/x -- promote …`
+            lexicon.judge_launched(call, rest, args[operands[1]].value)
     elif call.name in ("mvn", "mvnw", "gradle", "gradlew"):
         for a in args:  # `mvn exec:java -Dexec.args="…"`, `gradle run --args='…'`: the program's arguments
             name, eq, value = a.value.partition("=")
@@ -310,6 +312,9 @@ def _launched(call: Invocation) -> str | None:
         category = lexicon.program_verb(name)
         if category is not None:
             call.flag(category)
+        tool = next((t for t in re.split(r"[_-]", name.lower()) if t in exhaustion.LOAD_GENERATORS), None)
+        if tool is not None:  # `bazel run //loadtest:ghz_ledger -- -c 1000 host:9090`: that load tool, wrapped
+            call.invoke([literal_word(tool), *args[end + 1:]])
         lexicon.judge_launched(call, args[end + 1:])
     elif call.name in ("cargo", "dotnet") and w[:1] == ["run"]:
         marker = next((i for i, a in enumerate(args) if a.value == "--"), None)
