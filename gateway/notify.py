@@ -21,6 +21,8 @@ from gateway.store.backend import Backend
 
 log = logging.getLogger("acteon.gateway.notify")
 RECHECK_S = 1.0
+PING_AFTER_S = 5.0  # a subscription silent this long is pinged …
+PING_ANSWER_S = 3.0  # … and given this long to answer
 
 
 class Notifier:
@@ -72,27 +74,52 @@ class Notifier:
     async def _listen(self) -> None:
         delay = 0.2
         while True:
+            pubsub = self._backend.redis.pubsub()
             try:
-                pubsub = self._backend.redis.pubsub()
-                await pubsub.subscribe(keys.NOTIFY_CHANNEL)
+                async with asyncio.timeout(self._backend.timeout_s + 1):
+                    await pubsub.subscribe(keys.NOTIFY_CHANNEL)
                 delay = 0.2
-                async for msg in pubsub.listen():
-                    if msg.get("type") != "message":
-                        continue
-                    data = str(msg.get("data", ""))
-                    if data == "rules":
-                        await self._on_rules()
-                    elif data.startswith("approval:"):
-                        approval_id = data.split(":", 1)[1]
-                        self.wake(approval_id)
-                        for listener in self.on_approval:
-                            listener(approval_id, False)
-                    elif data.startswith("approval-new:"):
-                        for listener in self.on_approval:
-                            listener(data.split(":", 1)[1], True)
+                await self._receive(pubsub)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # Redis gone: retry with backoff, waiters fall back to re-checks
                 log.debug("notify subscription lost: %s", e)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
+            finally:
+                with contextlib.suppress(Exception):
+                    async with asyncio.timeout(1.0):
+                        await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def _receive(self, pubsub: Any) -> None:
+        """Handle messages until the subscription fails. A master that hangs (a network cut, a frozen process)
+        never closes the connection, and after a failover the subscription would wait on it for good: so when
+        nothing has come for a while it is pinged, and a ping with no answer ends it (the next one is made
+        through the sentinels, to the master in place now)."""
+        heard, pinged = time.monotonic(), 0.0
+        while True:
+            msg = await pubsub.get_message(timeout=RECHECK_S)
+            now = time.monotonic()
+            if msg is not None:
+                heard, pinged = now, 0.0
+                await self._handle(msg)
+            elif pinged and now - pinged > PING_ANSWER_S:
+                raise ConnectionError("the notification subscription stopped answering")
+            elif not pinged and now - heard > PING_AFTER_S:
+                await pubsub.ping()
+                pinged = now
+
+    async def _handle(self, msg: dict[str, Any]) -> None:
+        if msg.get("type") != "message":
+            return  # subscribe confirmations, pongs
+        data = str(msg.get("data", ""))
+        if data == "rules":
+            await self._on_rules()
+        elif data.startswith("approval:"):
+            approval_id = data.split(":", 1)[1]
+            self.wake(approval_id)
+            for listener in self.on_approval:
+                listener(approval_id, False)
+        elif data.startswith("approval-new:"):
+            for listener in self.on_approval:
+                listener(data.split(":", 1)[1], True)

@@ -205,3 +205,39 @@ def test_a_master_lost_under_load(ha: Sentinels, tmp_path: Path, failure: str) -
                   f"({per_decision:.0f} bytes each, {len(samples)} samples)")
         for kept in (used, counted, audited):
             assert executed - LOST_BOUND <= kept <= executed + CLIENTS  # + answers lost on the way back
+
+
+def test_the_notification_subscription_leaves_a_frozen_master(ha: Sentinels) -> None:
+    """A master that hangs never closes its connections: the gateway's subscription (approvals for the console
+    and long polls, new rule packs) notices the silence, and subscribes again on the master now in place."""
+    from gateway.notify import Notifier
+    from gateway.store.backend import Backend, connect
+
+    async def main() -> list[str]:
+        heard: list[str] = []
+
+        async def no_rules() -> None:
+            return None
+
+        notifier = Notifier(Backend(connect(ha.url)), no_rules)
+        notifier.on_approval.append(lambda approval_id, _new: heard.append(approval_id))
+        notifier.start()
+
+        async def publish_until_heard(port: int, name: str) -> None:
+            with redis.Redis(port=port, password=ha.password) as r:
+                deadline = time.monotonic() + 30
+                while name not in heard and time.monotonic() < deadline:
+                    await asyncio.to_thread(r.publish, "acteon:notify", f"approval-new:{name}")
+                    await asyncio.sleep(0.2)  # readiness polling: the assertion is on what was heard, not when
+
+        try:
+            await publish_until_heard(ha.master_port(), "before")
+            old = await asyncio.to_thread(ha.freeze_master)
+            new = await asyncio.to_thread(ha.wait_failover, old)
+            await publish_until_heard(new, "after")
+        finally:
+            await notifier.stop()
+        return heard
+
+    heard = asyncio.run(main())
+    assert "before" in heard and "after" in heard
