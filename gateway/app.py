@@ -79,8 +79,10 @@ def _state(settings: Settings, *, clock: Clock | None, redis: Redis | None,
     embedded = not settings.redis_url
     if settings.redis_url and not settings.insecure_redis and redis is None:
         refuse_open_store(settings.redis_url)  # raises OpenStore: never serve on a store anyone can rewrite
+    store = topology.parse(settings.redis_url) if settings.redis_url else None
     backend = Backend(redis if redis is not None else connect(settings.redis_url, timeout_s=settings.redis_timeout_s),
-                      clock=clock, timeout_s=settings.redis_timeout_s, replica_acks=_replica_acks(settings),
+                      clock=clock, timeout_s=settings.redis_timeout_s,
+                      replica_acks=topology.replica_acks(store, settings.replica_acks),
                       replica_wait_ms=settings.replica_wait_ms)
     admin_key_file: Path | None = None
     admin_key = settings.admin_key
@@ -116,16 +118,6 @@ def _state(settings: Settings, *, clock: Clock | None, redis: Redis | None,
     metrics.count_from("acteon_webhook_deliveries", "Approval notifications sent to the webhook, by result",
                        "result", lambda: {"delivered": webhooks.delivered, "failed": webhooks.failed})
     return state, default_agent_key
-
-
-def _replica_acks(settings: Settings) -> int | None:
-    """Replicas a critical write waits for (docs/ha.md): none embedded; one under Sentinel; for one Redis, one
-    as soon as it reports a replica (None: the backend looks)."""
-    if not settings.redis_url:
-        return 0
-    if settings.replica_acks is not None:
-        return settings.replica_acks
-    return 1 if topology.parse(settings.redis_url).kind == topology.SENTINEL else None
 
 
 def _lifespan(state: GatewayState, hub: Hub, default_agent_key: str) -> Callable[[FastAPI], Any]:

@@ -17,7 +17,7 @@ from gateway.auth import ADMIN_KEY_FILE
 from gateway.config import Settings
 from gateway.rules.loader import Pack
 from gateway.store import nodes
-from gateway.store.topology import SENTINEL, Topology, parse
+from gateway.store.topology import SENTINEL, Topology, parse, replica_acks
 
 
 def banner(settings: Settings, pack: Pack, *, host: str, port: int, workers: int, tls: bool = False) -> list[str]:
@@ -30,7 +30,7 @@ def banner(settings: Settings, pack: Pack, *, host: str, port: int, workers: int
         auth = "no password check (--insecure-redis)" if settings.insecure_redis else "password required"
         t = parse(settings.redis_url)
         lines.append(f"  store:  Redis at {t.where()}, {auth}; {persistence(t)}")
-        lines.append(f"  nodes:  {describe(t)}")
+        lines.append(f"  nodes:  {describe(t, settings.replica_acks)}")
     else:
         lines.append("  store:  embedded, in this process")
         lines.append("  WARNING: the embedded store does not survive a restart: audit, approvals and quotas are lost "
@@ -47,7 +47,7 @@ def banner(settings: Settings, pack: Pack, *, host: str, port: int, workers: int
     return lines
 
 
-def describe(t: Topology) -> str:
+def describe(t: Topology, configured_acks: int | None = None) -> str:
     """Master, replicas and sentinels as the store reports them, and whether critical writes wait for a
     replica (docs/ha.md)."""
     now = nodes.layout(t)
@@ -56,15 +56,13 @@ def describe(t: Topology) -> str:
                  + (f" ({', '.join(now.replicas)})" if now.replicas else ""))
     if t.kind == SENTINEL:
         parts.append(f"{len(now.sentinels)} of {len(t.nodes)} sentinels answering")
-    acks = replica_acks(t, now)
-    parts.append(f"approvals and keys wait for {acks} replica" if acks else
-                 "approvals and keys do not wait for a replica (none)")
+    acks = replica_acks(t, configured_acks)
+    if acks is None:  # one Redis: the backend waits as soon as it reports a replica, as it does now or not
+        acks = 1 if now.replicas else 0
+    parts.append(f"approvals and keys wait for {acks} replica{'s' if acks > 1 else ''}" if acks else
+                 "approvals and keys do not wait for a replica"
+                 + (" (ACTEON_REDIS_REPLICA_ACKS=0)" if configured_acks == 0 else " (none)"))
     return "; ".join(parts)
-
-
-def replica_acks(t: Topology, now: nodes.Layout) -> int:
-    """How many replicas must confirm a critical write: one whenever the topology has a replica."""
-    return 1 if t.kind == SENTINEL or now.replicas else 0
 
 
 def persistence(t: Topology) -> str:

@@ -57,9 +57,9 @@ def _redis_up(port: int, password: str | None, ca: str | None = None) -> bool:
 
 
 def tls_files(where: Path) -> tuple[str, str]:
-    """A self-signed certificate for 127.0.0.1 (it is its own CA) and its key."""
+    """A self-signed certificate for 127.0.0.1 (it is its own CA) and its key, as paths."""
     require("openssl", shutil.which("openssl") is not None)
-    cert, key = where / "redis.pem", where / "redis.key"
+    cert, key = where / "selfsigned.pem", where / "selfsigned.key"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
                     "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
                    check=True, capture_output=True)

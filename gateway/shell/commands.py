@@ -223,12 +223,10 @@ HANDLERS.update(declared.HANDLERS)  # before the tables: mise's table follows `m
 # Powerful CLIs judged by their known-safe tables (gateway/shell/cli_tables), on top of their own handler.
 for _name in clis.tables():
     HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
-for _name in certificates.ISSUERS:
-    HANDLERS[_name] = operations.with_judges(HANDLERS.get(_name, _described_by_its_verbs),
-                                             certificates.issues_certificate)
-for _name in packages.DEPENDENCY_INSTALLERS:
-    HANDLERS[_name] = operations.with_judges(HANDLERS.get(_name, _described_by_its_verbs),
-                                             packages.dependency_install)
+for _names, _judge in ((certificates.ISSUERS, certificates.issues_certificate),
+                       (packages.DEPENDENCY_INSTALLERS, packages.dependency_install)):
+    for _name in _names:  # one judge on top of what the program already has (or of its verbs' reading)
+        HANDLERS[_name] = operations.with_judges(HANDLERS.get(_name, _described_by_its_verbs), _judge)
 HANDLERS["mix"] = foreign.mix(HANDLERS["mix"])
 HANDLERS["dart"] = foreign.dart(HANDLERS.get("dart", default_handler))
 HANDLERS["blender"] = foreign.blender

@@ -134,7 +134,7 @@ class Backend:
         Replication is asynchronous: a write the master acknowledged is lost if the master dies before a
         replica has it. An approval's decision, a rule pack, a key or a run's cancel must not come back
         undone after a failover, so they wait for a replica whenever the store has one; when none confirms
-        in time the caller gets :class:`StoreUnavailable` and claims nothing done."""
+        in time the caller gets :class:`NotReplicated` and claims nothing done."""
         result = await self.call(awaitable)
         await self._replicated()
         return result

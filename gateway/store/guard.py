@@ -13,15 +13,13 @@ from __future__ import annotations
 from redis.exceptions import AuthenticationError, ConnectionError, ResponseError, TimeoutError
 
 from gateway.store import nodes
-from gateway.store.topology import SENTINEL, parse
+from gateway.store.topology import SENTINEL, Topology, parse
+
+_TIMEOUT_S = 2.0  # per node asked
 
 
 class OpenStore(Exception):
     """The configured Redis accepts commands without authentication."""
-
-
-def where(url: str) -> str:
-    return parse(url).where()
 
 
 def store_endpoints(redis_url: str | None) -> tuple[str, ...]:
@@ -40,7 +38,7 @@ def store_endpoints(redis_url: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def check_requires_auth(url: str, *, timeout_s: float = 2.0) -> bool | None:
+def check_requires_auth(url: str, *, timeout_s: float = _TIMEOUT_S) -> bool | None:
     """True when Redis at ``url`` refuses unauthenticated commands, False when it accepts them, None when
     it cannot be reached (the gateway starts and answers 503 until it can; checked again then).
 
@@ -49,6 +47,10 @@ def check_requires_auth(url: str, *, timeout_s: float = 2.0) -> bool | None:
     t = parse(url)
     if nodes.open_sentinels(t, timeout_s=timeout_s):
         return False
+    return _master_requires_auth(t, timeout_s)
+
+
+def _master_requires_auth(t: Topology, timeout_s: float) -> bool | None:
     try:
         with nodes.master_client(t, timeout_s=timeout_s, authenticated=False) as client:
             client.ping()
@@ -62,7 +64,8 @@ def check_requires_auth(url: str, *, timeout_s: float = 2.0) -> bool | None:
 
 
 def refuse_open_store(url: str) -> None:
-    """Raise :class:`OpenStore` with the operator's fix when Redis at ``url`` needs no password."""
+    """Raise :class:`OpenStore` with the operator's fix when Redis at ``url`` (or one of its sentinels) needs no
+    password."""
     t = parse(url)
     open_ones = nodes.open_sentinels(t)
     if open_ones:
@@ -73,9 +76,9 @@ def refuse_open_store(url: str) -> None:
             "(sentinel_password=… when they differ from the data nodes'), or pass --insecure-redis if only "
             "trusted processes can reach them."
         )
-    if check_requires_auth(url) is False:
+    if _master_requires_auth(t, _TIMEOUT_S) is False:
         raise OpenStore(
-            f"Redis at {where(url)} accepts commands without a password: any local process (an agent "
+            f"Redis at {t.where()} accepts commands without a password: any local process (an agent "
             "included) could rewrite approvals, quotas and the audit. Start it with --requirepass (or an "
             "ACL user) and put the credentials in ACTEON_REDIS_URL (redis://:PASSWORD@host:port/0), or "
             "pass --insecure-redis if only trusted processes can reach it."

@@ -38,22 +38,46 @@ def _hp(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def _sentinel(t: Topology, timeout_s: float, *, authenticated: bool = True) -> Sentinel:
+@contextmanager
+def _sentinel(t: Topology, timeout_s: float, *, authenticated: bool = True) -> Iterator[Sentinel]:
+    """Clients of the configured sentinels (``authenticated=False``: without credentials, to test them)."""
     kwargs = t.sentinel_kwargs() if authenticated else {k: v for k, v in t.sentinel_kwargs().items()
                                                         if k not in ("username", "password")}
     kwargs.update(_once(timeout_s))
-    return Sentinel(list(t.nodes), sentinel_kwargs=kwargs)  # type: ignore[no-untyped-call]
+    sentinel = Sentinel(list(t.nodes), sentinel_kwargs=kwargs)  # type: ignore[no-untyped-call]
+    try:
+        yield sentinel
+    finally:
+        for client in sentinel.sentinels:
+            client.close()
 
 
 def master_address(t: Topology, *, timeout_s: float = 1.0) -> tuple[str, int] | None:
     """The master's (host, port), or None when no sentinel names one (or, for one Redis, its own address)."""
     if t.kind != SENTINEL:
         return t.nodes[0] if t.nodes else None
+    with _sentinel(t, timeout_s) as sentinel:
+        return _discovered_master(t, sentinel)
+
+
+def _discovered_master(t: Topology, sentinel: Sentinel) -> tuple[str, int] | None:
     try:
-        host, port = _sentinel(t, timeout_s).discover_master(str(t.service))  # type: ignore[no-untyped-call]
+        host, port = sentinel.discover_master(str(t.service))  # type: ignore[no-untyped-call]
     except redis.RedisError:
         return None
     return str(host), int(port)
+
+
+def _answering(t: Topology, sentinel: Sentinel) -> list[str]:
+    """The configured sentinels that answer PING with the clients ``sentinel`` holds (in the URL's order)."""
+    found = []
+    for node, client in zip(t.nodes, sentinel.sentinels, strict=True):
+        try:
+            client.ping()
+            found.append(_hp(*node))
+        except redis.RedisError:
+            pass
+    return found
 
 
 @contextmanager
@@ -85,36 +109,20 @@ def open_sentinels(t: Topology, *, timeout_s: float = 1.0) -> list[str]:
     """The configured sentinels that answer PING without credentials (empty for one Redis)."""
     if t.kind != SENTINEL:
         return []
-    found = []
-    for host, port in t.nodes:
-        kwargs: dict[str, Any] = dict(t.tls_options) if t.tls else {}
-        client = redis.Redis(host=host, port=port, ssl=t.tls, **kwargs, **_once(timeout_s))
-        try:
-            client.ping()
-            found.append(_hp(host, port))
-        except redis.RedisError:
-            pass
-        finally:
-            client.close()
-    return found
+    with _sentinel(t, timeout_s, authenticated=False) as sentinel:
+        return _answering(t, sentinel)
 
 
 def layout(t: Topology, *, timeout_s: float = 1.0) -> Layout:
     """Master, replicas and answering sentinels; for one Redis, its replicas as it reports them."""
     if t.kind == SENTINEL:
-        sentinel = _sentinel(t, timeout_s)
-        answering = []
-        for node, client in zip(t.nodes, sentinel.sentinels, strict=True):
+        with _sentinel(t, timeout_s) as sentinel:
+            answering = _answering(t, sentinel)  # before discovery, which reorders the sentinels it asks
+            address = _discovered_master(t, sentinel)
             try:
-                client.ping()
-                answering.append(_hp(*node))
+                replicas = tuple(_hp(str(h), int(p)) for h, p in sentinel.discover_slaves(str(t.service)))  # type: ignore[no-untyped-call]
             except redis.RedisError:
-                pass
-        address = master_address(t, timeout_s=timeout_s)
-        try:
-            replicas = tuple(_hp(str(h), int(p)) for h, p in sentinel.discover_slaves(str(t.service)))  # type: ignore[no-untyped-call]
-        except redis.RedisError:
-            replicas = ()
+                replicas = ()
         return Layout(_hp(*address) if address else None, replicas, tuple(answering))
     try:
         with master_client(t, timeout_s=timeout_s) as client:

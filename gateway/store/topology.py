@@ -78,6 +78,17 @@ class Topology:
         return out
 
 
+def replica_acks(t: Topology | None, configured: int | None) -> int | None:
+    """How many replicas a write that must survive a failover waits for (docs/ha.md): as configured
+    (``ACTEON_REDIS_REPLICA_ACKS``); else none for the embedded store (``t`` None), one under Sentinel, and for
+    one Redis None — one as soon as it reports a replica (``gateway.store.backend.Backend.durable`` looks)."""
+    if t is None:
+        return 0
+    if configured is not None:
+        return configured
+    return 1 if t.kind == SENTINEL else None
+
+
 def _hostports(nodes: tuple[tuple[str, int], ...]) -> str:
     return ",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in nodes)
 

@@ -5,7 +5,6 @@ and a half-given TLS configuration or a public bind without TLS is said out loud
 from __future__ import annotations
 
 import os
-import shutil
 import ssl
 import subprocess
 import sys
@@ -13,16 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.support import ROOT, free_port, require, wait_until
-
-
-def self_signed(tmp_path: Path) -> tuple[Path, Path]:
-    require("openssl", shutil.which("openssl") is not None)
-    cert, key = tmp_path / "gw.pem", tmp_path / "gw.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
-    return cert, key
+from tests.support import ROOT, free_port, tls_files, wait_until
 
 
 def gateway(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
@@ -33,7 +23,7 @@ def gateway(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def test_the_gateway_serves_https_with_the_given_certificate(tmp_path: Path) -> None:
-    cert, key = self_signed(tmp_path)
+    cert, key = tls_files(tmp_path)
     port = free_port()
     proc = gateway(tmp_path, "--port", str(port), "--ssl-certfile", str(cert), "--ssl-keyfile", str(key))
     try:
@@ -63,7 +53,7 @@ def test_the_gateway_serves_https_with_the_given_certificate(tmp_path: Path) -> 
 
 
 def test_half_a_tls_configuration_is_refused(tmp_path: Path) -> None:
-    cert, _key = self_signed(tmp_path)
+    cert, _key = tls_files(tmp_path)
     proc = gateway(tmp_path, "--port", str(free_port()), "--ssl-certfile", str(cert))
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 2 and "go together" in err

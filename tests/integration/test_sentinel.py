@@ -148,6 +148,9 @@ def test_the_banner_names_master_replicas_and_sentinels(sentinels: Sentinels, tm
     assert f"Sentinel service '{SERVICE}' via " in lines and sentinels.password not in lines
     assert f"master 127.0.0.1:{sentinels.master_port()}; 1 replica" in lines
     assert "3 of 3 sentinels answering" in lines and "wait for 1 replica" in lines
+    settings.replica_acks = 0  # ACTEON_REDIS_REPLICA_ACKS=0: the banner says what the gateway will do
+    lines = "\n".join(banner(settings, load_dir(settings.rules_dir), host="127.0.0.1", port=1, workers=1))
+    assert "do not wait for a replica (ACTEON_REDIS_REPLICA_ACKS=0)" in lines
 
 
 def test_everything_over_tls(tmp_path: Path) -> None:
