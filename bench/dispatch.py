@@ -1,10 +1,11 @@
 """Dispatch throughput and latency: the gateway (one uvicorn worker, real Redis, default pack) against a
 reference FastAPI endpoint doing one EVALSHA, measured side by side in the same run.
 
-    python bench/dispatch.py [--requests 3000] [--rounds 9] [--concurrency 16] [--sentinel]
+    python bench/dispatch.py [--requests 3000] [--rounds 9] [--concurrency 16] [--sentinel] [--cluster]
 
-With --sentinel a second gateway runs on a Sentinel-watched master (one replica, three sentinels; docs/ha.md)
-and its throughput is reported as a ratio to the gateway on one Redis, measured in the same rounds.
+With --sentinel another gateway runs on a Sentinel-watched master (one replica, three sentinels), with --cluster
+one on a Redis Cluster (three masters, three replicas; docs/ha.md); each one's throughput is reported as a ratio
+to the gateway on one Redis, measured in the same rounds.
 
 Rounds alternate gateway / reference so that machine noise hits both alike; the ratio is the median of
 the per-round ratios. Besides throughput and latency it reports each server's CPU time per request
@@ -22,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -99,12 +101,21 @@ def start_reference(redis_url: str, stack: ExitStack) -> int:
     return port
 
 
+def other_gateway(url: str, stack: ExitStack, auth: dict[str, str], n: int) -> tuple[int, int, list[bytes]]:
+    """A gateway on another store: its port, its pid, and the benchmark's requests addressed to it."""
+    port = free_port()
+    stack.enter_context(gateway_process({"ACTEON_REDIS_URL": url, "ACTEON_ADMIN_KEY": ADMIN_KEY,
+                                         "ACTEON_STATE_DIR": tempfile.mkdtemp(prefix="acteon-bench-")}, port))
+    return port, pid_on_port(port), [encode("127.0.0.1", port, "/v1/dispatch", b, auth) for b in bodies(n)]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--requests", type=int, default=3000)
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--sentinel", action="store_true", help="also a gateway on a Sentinel-watched Redis")
+    ap.add_argument("--cluster", action="store_true", help="also a gateway on a Redis Cluster")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args()
 
@@ -122,19 +133,26 @@ def main() -> int:
         ref_reqs = [encode("127.0.0.1", ref_port, "/ref", b, auth) for b in bodies(args.requests)]
 
         gw_pid, ref_pid = pid_on_port(gw_port), pid_on_port(ref_port)
-        cpu: dict[str, list[float]] = {"gateway": [], "reference": [], "sentinel": []}
-        sentinel: tuple[int, int, list[bytes], redis.Redis] | None = None
+        cpu: dict[str, list[float]] = {"gateway": [], "reference": [], "sentinel": [], "cluster": []}
+        # Other stores, each behind its own gateway: name -> (port, pid, requests, how to empty the store)
+        others: dict[str, tuple[int, int, list[bytes], Callable[[], object]]] = {}
         if args.sentinel:
             from tests.redis_ha import running
 
             ha = stack.enter_context(running(Path(tempfile.mkdtemp(prefix="acteon-bench-ha-"))))
-            s_port = free_port()
-            stack.enter_context(gateway_process({"ACTEON_REDIS_URL": ha.url, "ACTEON_ADMIN_KEY": ADMIN_KEY,
-                                                 "ACTEON_STATE_DIR": tempfile.mkdtemp(prefix="acteon-bench-")},
-                                                s_port))
-            s_master = redis.Redis(port=ha.master_port(), password=ha.password)
-            sentinel = (s_port, pid_on_port(s_port),
-                        [encode("127.0.0.1", s_port, "/v1/dispatch", b, auth) for b in bodies(args.requests)], s_master)
+            others["sentinel"] = (*other_gateway(ha.url, stack, auth, args.requests),
+                                  lambda: redis.Redis(port=ha.master_port(), password=ha.password).flushdb())
+        if args.cluster:
+            from tests import redis_cluster
+
+            cl = stack.enter_context(redis_cluster.running())
+
+            def flush_cluster() -> None:
+                for port, role in cl.roles().items():
+                    if role == "master":
+                        cl.client(port).flushall()
+
+            others["cluster"] = (*other_gateway(cl.url, stack, auth, args.requests), flush_cluster)
 
         async def timed(port: int, pid: int, reqs: list[bytes], name: str, keep: int = 0) -> Result:
             before = cpu_seconds(pid)
@@ -142,13 +160,13 @@ def main() -> int:
             cpu[name].append((cpu_seconds(pid) - before) / len(reqs) * 1e6)
             return res
 
-        sents: list[Result] = []
+        extra: dict[str, list[Result]] = {name: [] for name in others}
 
         async def measure() -> tuple[list[Result], list[Result], float, dict[str, int]]:
             await run("127.0.0.1", gw_port, gw_reqs[:500], args.concurrency)  # warm up both
             await run("127.0.0.1", ref_port, ref_reqs[:500], args.concurrency)
-            if sentinel:
-                await run("127.0.0.1", sentinel[0], sentinel[2][:500], args.concurrency)
+            for port, _, reqs, _ in others.values():
+                await run("127.0.0.1", port, reqs[:500], args.concurrency)
             gws: list[Result] = []
             refs: list[Result] = []
             calls_per_decision = 0.0
@@ -166,11 +184,10 @@ def main() -> int:
                     outcomes[o] = outcomes.get(o, 0) + 1
                 gws.append(g)
                 refs.append(await timed(ref_port, ref_pid, ref_reqs, "reference"))
-                if sentinel:
-                    s_port, s_pid, s_reqs, s_master = sentinel
-                    s_master.flushdb()
-                    await run("127.0.0.1", s_port, s_reqs[:1], 1)
-                    sents.append(await timed(s_port, s_pid, s_reqs, "sentinel"))
+                for name, (port, pid, reqs, flush) in others.items():
+                    flush()
+                    await run("127.0.0.1", port, reqs[:1], 1)
+                    extra[name].append(await timed(port, pid, reqs, name))
             return gws, refs, calls_per_decision, outcomes
 
         gws, refs, calls, outcomes = asyncio.run(measure())
@@ -193,16 +210,16 @@ def main() -> int:
         "script_calls_per_decision": round(calls, 3),
         "outcomes": dict(sorted(outcomes.items(), key=lambda kv: -kv[1])),
     }
-    if sents:
-        sm = med(sents)
-        figures["sentinel"] = {"rps": round(sm.rps), "p50_ms": round(sm.pct(50), 2), "p99_ms": round(sm.pct(99), 2),
-                               "cpu_us_per_request": round(cpu_med["sentinel"]), "statuses": sm.statuses}
-        figures["sentinel_ratio"] = round(statistics.median(a.rps / b.rps for a, b in zip(sents, gws, strict=True)), 3)
+    for name, results in extra.items():
+        m = med(results)
+        figures[name] = {"rps": round(m.rps), "p50_ms": round(m.pct(50), 2), "p99_ms": round(m.pct(99), 2),
+                         "cpu_us_per_request": round(cpu_med[name]), "statuses": m.statuses}
+        figures[f"{name}_ratio"] = round(statistics.median(a.rps / b.rps for a, b in zip(results, gws, strict=True)), 3)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
         print(f"dispatch benchmark: {args.requests} requests x {args.rounds} rounds, concurrency {args.concurrency}")
-        for name in ("gateway", "sentinel", "reference"):
+        for name in ("gateway", "sentinel", "cluster", "reference"):
             if name not in figures:
                 continue
             f = figures[name]
@@ -211,11 +228,12 @@ def main() -> int:
         print(f"  throughput ratio gateway/reference: {figures['ratio']:.3f} (median of rounds; range "
               f"{figures['ratio_spread'][0]}..{figures['ratio_spread'][1]}; target >= 0.8)")  # type: ignore[index]
         print(f"  CPU-per-request ratio reference/gateway: {figures['cpu_ratio']:.3f}")
-        if sents:
-            print(f"  throughput ratio Sentinel/one Redis: {figures['sentinel_ratio']:.3f} (median of rounds)")
+        for name, label in (("sentinel", "Sentinel"), ("cluster", "Cluster")):
+            if name in extra:
+                print(f"  throughput ratio {label}/one Redis: {figures[f'{name}_ratio']:.3f} (median of rounds)")
         print(f"  Redis script calls per decision: {figures['script_calls_per_decision']}")
         print(f"  outcomes: {figures['outcomes']}")
-    ok = all(s == 200 for res in (*gws, *sents) for s in res.statuses)
+    ok = all(s == 200 for res in (*gws, *(r for rs in extra.values() for r in rs)) for s in res.statuses)
     return 0 if ok else 1
 
 

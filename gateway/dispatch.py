@@ -85,7 +85,8 @@ class Dispatcher:
             verdict = await decide(
                 self.backend, call=call, evaluation=evaluation, action_id=action_id,
                 approval_id=approval_id, rules_version=self.policy.cached_run_version(req.run_id),
-                global_version=self.policy.global_version, dry_run=dry_run, audit=audit,
+                global_version=self.policy.global_version, global_serial=self.policy.global_serial,
+                dry_run=dry_run, audit=audit,
                 claim_key=binding.claim_key if binding else "", fence=binding.token if binding else "",
                 attempt=binding.attempt if binding else 0,
                 spawn=agents.member(req.agent_id, req.tool_use_id or action_id)
@@ -214,7 +215,7 @@ class Dispatcher:
             await self.policy.refresh_global()
             self.metrics.rule_reloads.labels("global").inc()
         elif verdict.why == "no_global_rules":
-            await self.policy.store_lost()  # raises RulesUnavailable when an API pack was lost
+            await self.policy.copy_to_run(run_id)  # raises RulesUnavailable when an API pack was lost
         elif run_id != c.DEFAULT_RUN_ID:
             raise NotFound(f"run '{run_id}' not found")
         else:  # Redis was flushed or restarted empty: the default run always exists.

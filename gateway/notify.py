@@ -73,9 +73,11 @@ class Notifier:
 
     async def _listen(self) -> None:
         delay = 0.2
+        failed = False
         while True:
-            pubsub = self._backend.redis.pubsub()
+            pubsub = None
             try:
+                pubsub = await self._backend.pubsub(again=failed)
                 async with asyncio.timeout(self._backend.timeout_s + 1):
                     await pubsub.subscribe(keys.NOTIFY_CHANNEL)
                 delay = 0.2
@@ -84,12 +86,14 @@ class Notifier:
                 raise
             except Exception as e:  # Redis gone: retry with backoff, waiters fall back to re-checks
                 log.debug("notify subscription lost: %s", e)
+                failed = True
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
             finally:
-                with contextlib.suppress(Exception):
-                    async with asyncio.timeout(1.0):
-                        await pubsub.aclose()  # type: ignore[no-untyped-call]
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        async with asyncio.timeout(1.0):
+                            await pubsub.aclose()
 
     async def _receive(self, pubsub: Any) -> None:
         """Handle messages until the subscription fails. A master that hangs (a network cut, a frozen process)

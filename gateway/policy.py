@@ -1,8 +1,9 @@
 """Which rules are in force: the global pack and each run's own rules, compiled and cached.
 
 There is one global pack in force for every gateway process, and it lives in the store (hash
-``keys.GLOBAL_RULES``: rules, version, source). Each process compiles it once and caches it; every
-decision passes the cached version to the decision script, which refuses a stale one (``decide.lua``),
+``keys.GLOBAL_RULES``: rules, version, source, serial; gateway/store/packs.py). Each process compiles it once
+and caches it; every decision passes the cached version and serial to the decision script, which refuses a
+stale one (``decide.lua``, against the run's copy of which pack is in force),
 so a change made through any process — or a store that lost the pack — is noticed on the very next
 call, never after it. Pub/sub and a periodic version check only make the refresh happen earlier.
 
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from gateway.errors import RulesUnavailable
 from gateway.rules import Pack, RuleError, load_dir, load_rules, merge
-from gateway.store import runs
+from gateway.store import packs, runs
 from gateway.store.backend import Backend
 
 log = logging.getLogger("acteon.gateway.policy")
@@ -47,6 +48,7 @@ class Policy:
     state_dir: Path | None = None
     global_pack: Pack = field(init=False)
     global_source: str = "files"
+    global_serial: int = 0
     # True once an API pack was in force (here or, per the marker, in an earlier life of this gateway):
     # losing it from the store then stops dispatches instead of loosening the policy.
     api_pack_in_force: bool = False
@@ -68,10 +70,12 @@ class Policy:
 
     async def start(self, *, rules_from_file: bool = False) -> None:
         """Settle the pack in force at start-up (see the module docstring)."""
+        if self.backend.cluster and self.file_pack.cluster_problems():
+            raise RuleError(self.file_pack.cluster_problems())
         if rules_from_file:
             await self._install_files(force=True)
             return
-        stored = await runs.get_global_rules(self.backend)
+        stored = await packs.get_global_rules(self.backend)
         if stored is None:
             if self.api_pack_in_force:
                 self._mark_lost()
@@ -84,17 +88,29 @@ class Policy:
 
     async def refresh_global(self) -> None:
         """Adopt the pack in force in the store (after a change, or a 'stale_global' verdict)."""
-        stored = await runs.get_global_rules(self.backend)
+        stored = await packs.get_global_rules(self.backend)
         if stored is None:
             await self.store_lost()
             return
         if stored.version != self.global_pack.version or self.lost:
-            self._adopt(stored)
+            self._adopt(stored)  # takes its serial too, when it loads
+        else:
+            self.global_serial = stored.serial  # the same pack installed again
 
     async def check_global_version(self) -> None:
-        version = await runs.global_rules_version(self.backend)
-        if version != self.global_pack.version or self.lost:
+        found = await packs.in_force(self.backend)
+        if found != (self.global_pack.version, self.global_serial) or self.lost:
             await self.refresh_global()
+
+    async def copy_to_run(self, run_id: str) -> None:
+        """A run holds no copy of the pack in force (created while the store had none, or by an older gateway):
+        copy it, or, when the store has no pack either, act as :meth:`store_lost` does."""
+        found = await packs.in_force(self.backend)
+        if found is None:
+            await self.store_lost()
+            return
+        await self.backend.durable(packs.copy_to_run(self.backend, run_id, *found))
+        await self.refresh_global()
 
     async def store_lost(self) -> None:
         """The store holds no pack in force. Reinstall the files' pack, unless an API pack was in force:
@@ -106,7 +122,7 @@ class Policy:
 
     async def uploaded(self, items: list[dict[str, object]], pack: Pack) -> None:
         """``PUT /v1/rules``: make an API pack the one in force."""
-        await runs.install_global_rules(self.backend, items, pack.version, "api", force=True)
+        await packs.install_global_rules(self.backend, items, pack.version, "api", force=True)
         self._remember_api(True)
         await self.refresh_global()
 
@@ -117,23 +133,29 @@ class Policy:
             await self.refresh_global()
 
     async def _install_files(self, *, force: bool) -> None:
-        in_force = await runs.install_global_rules(
+        in_force, serial = await packs.install_global_rules(
             self.backend, self.file_pack.to_items(), self.file_pack.version, "files", force=force)
         if force:
             self._remember_api(False)
         if in_force == self.file_pack.version:
             self.global_pack, self.global_source, self.lost = self.file_pack, "files", False
+            self.global_serial = serial
         else:  # another process installed a pack first: use that one
             await self.refresh_global()
 
-    def _adopt(self, stored: runs.StoredPack) -> None:
+    def _adopt(self, stored: packs.StoredPack) -> None:
         try:
             # The stored version names the pack (a files pack's version hashes its files, not the list).
             pack = dataclasses.replace(load_rules(stored.rules, stored.source), version=stored.version)
         except RuleError as e:  # validated before it was stored; keep what is in force regardless
             log.error("stored global pack does not load, keeping the current one: %s", e)
             return
+        if self.backend.cluster and pack.cluster_problems():  # stored before the store became a cluster
+            log.error("stored global pack cannot be enforced on a cluster, keeping the current one: %s",
+                      "; ".join(pack.cluster_problems()))
+            return
         self.global_pack, self.global_source, self.lost = pack, stored.source, False
+        self.global_serial = stored.serial
         if stored.source == "api":
             self._remember_api(True)
 

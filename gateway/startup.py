@@ -17,7 +17,7 @@ from gateway.auth import ADMIN_KEY_FILE
 from gateway.config import Settings
 from gateway.rules.loader import Pack
 from gateway.store import nodes
-from gateway.store.topology import SENTINEL, Topology, parse, replica_acks
+from gateway.store.topology import CLUSTER, SENTINEL, Topology, parse, replica_acks
 
 
 def banner(settings: Settings, pack: Pack, *, host: str, port: int, workers: int, tls: bool = False) -> list[str]:
@@ -51,7 +51,10 @@ def describe(t: Topology, configured_acks: int | None = None) -> str:
     """Master, replicas and sentinels as the store reports them, and whether critical writes wait for a
     replica (docs/ha.md)."""
     now = nodes.layout(t)
-    parts = [f"master {now.master or 'not found'}"]
+    if t.kind == CLUSTER:
+        parts = [f"{len(now.masters)} master{'' if len(now.masters) == 1 else 's'} ({now.master or 'none found'})"]
+    else:
+        parts = [f"master {now.master or 'not found'}"]
     parts.append(f"{len(now.replicas)} replica{'' if len(now.replicas) == 1 else 's'}"
                  + (f" ({', '.join(now.replicas)})" if now.replicas else ""))
     if t.kind == SENTINEL:

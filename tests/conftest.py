@@ -1,4 +1,5 @@
-"""Fixtures: the same behaviour tests run on the embedded store (fakeredis) and on a real Redis."""
+"""Fixtures: the same behaviour tests run on the embedded store (fakeredis), on a real Redis and on a Redis Cluster
+(three masters, three replicas: a command that names keys of two slots fails there, as it would for users)."""
 
 from __future__ import annotations
 
@@ -68,9 +69,43 @@ def redis_server() -> Iterator[str]:
         server.stop()
 
 
-@pytest.fixture(params=["fakeredis", "redis"])
+@pytest.fixture
+def own_redis() -> Iterator[RedisServer]:
+    """A password-protected redis-server for this test alone (one it may stop, watch or give replicas)."""
+    server = RedisServer()
+    require("redis-server on PATH", server.binary is not None)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[Any]:
+    from tests import redis_cluster
+
+    with redis_cluster.running() as cluster:
+        yield cluster
+
+
+@pytest.fixture(params=["fakeredis", "redis", "cluster"])
 def backend_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
+
+
+def store_url(backend_kind: str, request: pytest.FixtureRequest) -> str | None:
+    """The Redis URL for a test on ``backend_kind``, emptied first (None: the embedded store)."""
+    if backend_kind == "redis":
+        url: str = request.getfixturevalue("redis_server")
+        sync_redis.Redis.from_url(url).flushdb()
+        return url
+    if backend_kind == "cluster":
+        cluster = request.getfixturevalue("redis_cluster")
+        for port, role in cluster.roles().items():
+            if role == "master":
+                with cluster.client(port) as c:
+                    c.flushall()
+        return str(cluster.url)
+    return None
 
 
 @pytest.fixture
@@ -103,12 +138,9 @@ def make_client(
     from gateway.config import Settings
 
     clients: list[TestClient] = []
-    url: str | None = None
     fake_server = None
-    if backend_kind == "redis":
-        url = request.getfixturevalue("redis_server")
-        sync_redis.Redis.from_url(url).flushdb()
-    else:
+    url = store_url(backend_kind, request)
+    if url is None:
         import fakeredis
 
         # Several apps on the embedded store share one in-process server, as processes share Redis.

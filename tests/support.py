@@ -126,15 +126,17 @@ def gateway_process(env: dict[str, str], port: int | None = None) -> Iterator[st
     """Run ``acteon-gateway`` (one uvicorn worker) as a real process; yields its base URL."""
     port = port or free_port()
     full_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+    # Its errors go to a file, never to a pipe nobody reads: a full pipe would stall the gateway mid-test.
+    log = tempfile.NamedTemporaryFile(prefix="acteon-gateway-", suffix=".log", delete=False)  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "gateway.cli", "--port", str(port), "--log-level", "error"],
-        env=full_env, cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env=full_env, cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=log,
     )
     url = f"http://127.0.0.1:{port}"
 
     def up() -> bool:
         if proc.poll() is not None:
-            raise RuntimeError(f"gateway exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+            raise RuntimeError(f"gateway exited: {Path(log.name).read_text(errors='replace')}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 return True
@@ -150,3 +152,8 @@ def gateway_process(env: dict[str, str], port: int | None = None) -> Iterator[st
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
+        if os.environ.get("ACTEON_TEST_GATEWAY_LOGS"):  # kept, and named, for a look after a failure
+            print(f"gateway log: {log.name}", file=sys.stderr)
+        else:
+            Path(log.name).unlink(missing_ok=True)

@@ -57,6 +57,8 @@ async def put_rules(body: RulesPut, st: State, _: Admin) -> dict[str, Any]:
     pack, items = _parse(body, "api")
     if not pack.rules:
         raise BadRequest("rules: refusing an empty global pack (everything would be denied)")
+    if st.backend.cluster and pack.cluster_problems():
+        raise BadRequest("rules: " + "; ".join(pack.cluster_problems()))
     await st.policy.uploaded(items, pack)
     return {"version": pack.version, "rules": len(pack.rules)}
 

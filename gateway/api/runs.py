@@ -30,12 +30,15 @@ SPAWN_TOOLS = frozenset(t for t, a in TOOL_ACTIONS.items() if a == c.SPAWN_AGENT
 RunPath = Annotated[str, Path(pattern=RUN_ID_PATTERN, description="run id")]
 
 
-def _rules_items(rules: str | list[dict[str, Any]] | None, source: str) -> tuple[list[dict[str, Any]], str]:
+def _rules_items(rules: str | list[dict[str, Any]] | None, source: str, backend: Backend,
+                 ) -> tuple[list[dict[str, Any]], str]:
     """Validate per-run rules (YAML text or a list) and return (items, version)."""
     if rules is None:
         return [], "0"
     try:
         pack, items = parse(rules, source)
+        if backend.cluster and pack.cluster_problems():
+            raise RuleError(pack.cluster_problems())
     except RuleError as e:
         raise BadRequest("rules: " + "; ".join(e.errors)) from None
     return (items if pack.rules else []), pack.version
@@ -44,7 +47,7 @@ def _rules_items(rules: str | list[dict[str, Any]] | None, source: str) -> tuple
 @router.post("", response_model=RunCreated, status_code=201)
 async def create_run(body: RunCreate, st: State, _: Admin) -> RunCreated:
     """Create a run; the answer carries its agent key, shown only this once."""
-    items, version = _rules_items(body.rules, f"run:{body.run_id}")
+    items, version = _rules_items(body.rules, f"run:{body.run_id}", st.backend)
     key = new_key("acteon_agent")
     await runs.create(
         st.backend, body.run_id, agent_key_hash=hash_key(key),
@@ -62,19 +65,20 @@ async def mint_agent_key(run_id: RunPath, st: State, _: Admin, body: AgentKeyCre
     if body is not None:
         binding = {"agent_id": body.agent_id, "root": body.root, "scope": body.files_scope}
         if body.claim is not None:
-            binding.update(await claim_binding(st, body))
+            binding.update(await claim_binding(st, run_id, body))
     key = new_key("acteon_agent")
     await runs.add_agent_key(st.backend, run_id, hash_key(key), binding)
     return RunCreated(run_id=run_id, agent_key=key)
 
 
-async def claim_binding(st: GatewayState, body: AgentKeyCreate) -> dict[str, str]:
-    """The fencing part of a key's binding: the scope claim the agent works under, checked to be held."""
+async def claim_binding(st: GatewayState, run_id: str, body: AgentKeyCreate) -> dict[str, str]:
+    """The fencing part of a key's binding: the scope claim the agent works under, checked to be held, and
+    copied to the run (its decisions read the copy)."""
     assert body.claim is not None
     if body.root is None:
         raise BadRequest("claim: a key under a scope claim needs the agent's root")
-    held = await claims.token_of(st.backend, body.claim.repo, body.claim.claim_id)
-    if held != str(body.claim.token):
+    await runs.get(st.backend, run_id)
+    if not await claims.copy_to_run(st.backend, run_id, body.claim.repo, body.claim.claim_id, body.claim.token):
         raise BadRequest(f"claim: {body.claim.claim_id} is not held with token {body.claim.token}")
     return {"claim_key": claims.claim_key(body.claim.repo, body.claim.claim_id), "token": str(body.claim.token)}
 
@@ -206,7 +210,7 @@ async def put_run_rules(run_id: RunPath, body: RulesPut, st: State, _: Admin) ->
     """Replace the run's own rules (``{"yaml": ...}`` or ``{"rules": [...]}``); invalid → 422, nothing changes."""
     if (body.yaml is None) == (body.rules is None):
         raise BadRequest("body: give exactly one of 'yaml' or 'rules'")
-    items, version = _rules_items(body.yaml if body.yaml is not None else body.rules, f"run:{run_id}")
+    items, version = _rules_items(body.yaml if body.yaml is not None else body.rules, f"run:{run_id}", st.backend)
     await runs.put_run_rules(st.backend, run_id, items, version)
     await st.policy.reload_run(run_id)
     return {"run_id": run_id, "version": version if items else "0", "rules": len(items)}

@@ -57,7 +57,7 @@ async def mint_attempt_key(run_id: RunPath, body: AttemptCreate, st: State, who:
     binding: dict[str, Any] = {"agent_id": body.agent_id, "root": body.root, "scope": body.files_scope,
                                "attempt": body.attempt, "minted_by": who.name}
     if body.claim is not None:
-        binding.update(await claim_binding(st, body))
+        binding.update(await claim_binding(st, run_id, body))
     # Advance first, then store the key: a key never exists for an attempt that did not become current.
     await workers.advance(st.backend, run_id, body.agent_id, body.attempt)
     key = new_key("acteon_agent")

@@ -70,9 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.rules_from_file:
         os.environ[ENV_RULES_FROM_FILE] = "1"
     settings = Settings.from_env()
-    if settings.redis_url:
-        from gateway.store.topology import TopologyError, parse
+    from gateway.store.topology import CLUSTER, TopologyError, parse
 
+    if settings.redis_url:
         try:
             parse(settings.redis_url)
         except TopologyError as e:
@@ -86,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         pack = load_dir(settings.rules_dir)
+        if settings.redis_url and parse(settings.redis_url).kind == CLUSTER:
+            problems = pack.cluster_problems()
+            if problems:
+                raise RuleError(problems)
     except RuleError as e:
         print("acteon-gateway: the rule pack does not load:", file=sys.stderr)
         for err in e.errors:

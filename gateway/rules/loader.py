@@ -102,6 +102,13 @@ class Pack:
         """The rules as loadable mappings, in walk order (what the store keeps for a files pack)."""
         return [{k: v for k, v in r.to_dict().items() if k != "source"} for r in self.rules]
 
+    def cluster_problems(self) -> list[str]:
+        """Why this pack cannot be enforced on a Redis Cluster: a ``per: global`` throttle counts the calls of
+        every run in one key, and a decision may touch only its own run's slot (docs/ha.md)."""
+        return [f"{r.source}: rule '{r.name}': 'per: global' cannot be exact on a Redis Cluster (one counter "
+                "for every run would sit in another slot than the run's); use per: run, role or agent"
+                for r in self.rules if r.action == "throttle" and r.per == "global"]
+
 
 EMPTY = Pack((), hashlib.sha256(b"[]").hexdigest()[:16])
 

@@ -103,12 +103,9 @@ async def resolve(
             raise Conflict(f"approval '{approval_id}' is not what was shown (its content hash differs): "
                            "look at it again before deciding")
     status = c.APPROVAL_APPROVED if approve else c.APPROVAL_REJECTED
-    result = await backend.durable(  # a decision must not come back undecided after a failover
-        backend.script("resolve_approval.lua")(
-            keys=[keys.approval(run_id, approval_id)],
-            args=[backend.now_arg(), status, by, reason, keys.NOTIFY_CHANNEL, shown_sha256 or ""],
-        )
-    )
+    [result] = await backend.durable(backend.eval_command(  # never undecided again after a failover
+        "resolve_approval.lua", [keys.approval(run_id, approval_id)],
+        [backend.now_arg(), status, by, reason, keys.NOTIFY_CHANNEL, shown_sha256 or ""]))
     if result[0] == "not_found":
         raise NotFound(f"approval '{approval_id}' not found")
     if result[0] == "conflict":

@@ -8,6 +8,8 @@ Timeouts are short and bounded on purpose: when Redis is gone the gateway must a
 from __future__ import annotations
 
 import asyncio
+import functools
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -16,6 +18,7 @@ from typing import Any
 import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.client import Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import Connection
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelManagedConnection, SentinelManagedSSLConnection
@@ -23,13 +26,21 @@ from redis.backoff import NoBackoff
 from redis.maint_notifications import MaintNotificationsConfig
 
 from gateway.errors import NotReplicated, StoreUnavailable
-from gateway.store import keys, topology
+from gateway.store import cluster, topology
 
 Clock = Callable[[], int]  # milliseconds; tests inject one, production uses Redis TIME
 
 
+Command = tuple[Any, ...]  # one Redis command's words, for :meth:`Backend.durable`
+
+
 def load_script(name: str) -> str:
     return resources.files("gateway.store").joinpath("lua", name).read_text(encoding="utf-8")
+
+
+@functools.cache
+def _script_body(name: str) -> str:
+    return load_script(name)
 
 
 class _CPack:
@@ -83,6 +94,8 @@ def _client(t: topology.Topology, timeout_s: float) -> Redis:
         # (a spurious 503). Off, a connection the server closed is replaced before it is used.
         maint_notifications_config=MaintNotificationsConfig(enabled=False),
     )
+    if t.kind == topology.CLUSTER:
+        return cluster.client(t, options)  # type: ignore[return-value]  # the same commands, routed by slot
     if t.kind == topology.SINGLE:
         pool = aioredis.ConnectionPool.from_url(t.url, connection_class=_CPackConnection, **options)
         return aioredis.Redis(connection_pool=pool)
@@ -110,6 +123,22 @@ class Backend:
     replica_wait_ms: int = 500
     _scripts: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def cluster(self) -> bool:
+        """A Redis Cluster: a decision may touch one slot only (no ``per: global`` throttles)."""
+        return isinstance(self.redis, RedisCluster)
+
+    async def pubsub(self, *, again: bool = False) -> Any:
+        """A pub/sub client. On a cluster it subscribes on the master of the channel's slot (a message published on
+        any node reaches every node), so the slots must be known first, and looked at afresh after a failure
+        (``again``): the node it was on may be gone."""
+        if isinstance(self.redis, RedisCluster):
+            if again:
+                await self.call(self.redis.nodes_manager.initialize())
+            else:
+                await self.call(self.redis.initialize())
+        return self.redis.pubsub()
+
     def script(self, name: str) -> Any:
         """A registered script: EVALSHA, falling back to loading it once after a Redis restart."""
         s = self._scripts.get(name)
@@ -128,41 +157,54 @@ class Backend:
         secs, micros = await self.call(self.redis.time())
         return int(secs) * 1000 + int(micros) // 1000
 
-    async def durable(self, awaitable: Any) -> Any:
-        """:meth:`call`, returning only once the write is on a replica too (docs/ha.md).
+    def eval_command(self, name: str, keys_: list[str], args: list[Any]) -> Command:
+        """A script as a command for :meth:`durable`: EVAL with the body, so no NOSCRIPT can come back on a
+        node that never saw it (these writes are rare; decisions keep to EVALSHA)."""
+        return ("EVAL", _script_body(name), len(keys_), *keys_, *args)
+
+    async def durable(self, *commands: Command) -> list[Any]:
+        """Run ``commands`` and return their replies only once a replica has them too (docs/ha.md).
 
         Replication is asynchronous: a write the master acknowledged is lost if the master dies before a
         replica has it. An approval's decision, a rule pack, a key or a run's cancel must not come back
         undone after a failover, so they wait for a replica whenever the store has one; when none confirms
-        in time the caller gets :class:`NotReplicated` and claims nothing done."""
-        result = await self.call(awaitable)
-        await self._replicated()
-        return result
+        in time the caller gets :class:`NotReplicated` and claims nothing done.
 
-    async def _replicated(self) -> None:
+        ``WAIT`` counts the writes made on its own connection, so the commands and the ``WAIT`` share one
+        connection: one pipeline on one Redis (or Sentinel's master), one per node a cluster spreads them
+        over. A master replaced in between breaks that connection, which is an error, never a false yes."""
+        acks = await self._acks()
+        try:
+            async with asyncio.timeout(self.timeout_s + (self.replica_wait_ms / 1000 if acks else 0)):
+                if isinstance(self.redis, RedisCluster):
+                    replies = await cluster.pipeline(self.redis, commands, acks, self.replica_wait_ms)
+                else:
+                    async with self.redis.pipeline(transaction=False) as p:
+                        for command in commands:
+                            p.execute_command(*command)
+                        if acks:
+                            p.wait(acks, self.replica_wait_ms)
+                        replies = await p.execute()
+        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError) as e:
+            raise StoreUnavailable(str(e) or type(e).__name__) from None
+        except AttributeError as e:
+            raise _closed_under_us(e) from None
+        if acks:
+            confirmed = min(int(n) for n in replies[len(commands):])
+            if confirmed < acks:
+                raise NotReplicated(
+                    f"no replica confirmed the write within {self.replica_wait_ms} ms, so a failover could lose "
+                    "it: it is not reported done; try again")
+        return list(replies[:len(commands)])
+
+    async def _acks(self) -> int:
         acks = self.replica_acks
         if acks is None:
             info = await self.call(self.redis.info("replication"))
             acks = 1 if int(info.get("connected_slaves", 0) or 0) > 0 else 0
             if acks:
                 self.replica_acks = acks  # once seen, a replica is always waited for
-        if not acks:
-            return
-        # WAIT counts the writes of its own connection, and pooled calls may each take another one. So one
-        # pipeline (one connection) writes a mark and waits for it: the replication stream is ordered, and
-        # the write above was acknowledged before the mark was sent, so a replica that has the mark has it.
-        try:
-            async with asyncio.timeout(self.timeout_s + self.replica_wait_ms / 1000):
-                async with self.redis.pipeline(transaction=False) as p:
-                    p.incr(keys.REPLICATION_MARK)
-                    p.wait(acks, self.replica_wait_ms)
-                    _, confirmed = await p.execute()
-        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError) as e:
-            raise StoreUnavailable(str(e) or type(e).__name__) from None
-        if int(confirmed) < acks:
-            raise NotReplicated(
-                f"no replica confirmed the write within {self.replica_wait_ms} ms, so a failover could lose it: "
-                "it is not reported done; try again")
+        return acks
 
     async def call(self, awaitable: Any) -> Any:
         """Await a Redis call, turning connection trouble into :class:`StoreUnavailable`."""
@@ -171,3 +213,17 @@ class Backend:
                 return await awaitable
         except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError) as e:
             raise StoreUnavailable(str(e) or type(e).__name__) from None
+        except AttributeError as e:
+            raise _closed_under_us(e) from None
+
+
+def _closed_under_us(e: AttributeError) -> Exception:
+    """A store failure, when redis-py's connection code raised ``e``: after a cluster node fails, the client
+    reads the slot map again and closes the old node's connections, those other calls are still using
+    included. Such a call then fails on the closed connection (its writer is gone) with an AttributeError
+    instead of a ConnectionError; it was bound for the failed node, so it is a 503 like the others. Any other
+    AttributeError is a fault of ours and stays one."""
+    frames = traceback.extract_tb(e.__traceback__)
+    if frames and frames[-1].filename.replace("\\", "/").endswith("redis/asyncio/connection.py"):
+        return StoreUnavailable(f"a connection to the store was closed while in use ({e})")
+    return e

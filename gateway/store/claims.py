@@ -9,7 +9,16 @@ overlapping write claims are never both held, however many gateways and claimers
 
 The agent working under a claim holds its token in its key (``gateway.scope.Binding``); every decision
 of that agent checks the token inside the decision script, so a holder whose claim lapsed is refused at
-once, even if nobody else claimed the globs yet.
+once, even if nobody else claimed the globs yet. The script reads the run's *copy* of the claim (a decision
+stays in its run's slot of a Redis Cluster). The copy never promises more than the claim:
+
+- it is written when the key is minted, after the claim is read;
+- a renew extends the claim first, then its copies;
+- a release deletes the copies first, then the claim.
+
+A takeover needs the claim to have lapsed, and its copies show the same expiry or an earlier one. On a
+cluster, the claim's node and the run's node compare expiries with their own clocks; keep them synchronised
+(docs/ha.md).
 """
 
 from __future__ import annotations
@@ -101,15 +110,49 @@ async def acquire(backend: Backend, repo: str, owner: str, globs: tuple[str, ...
 
 async def renew(backend: Backend, repo: str, claim_id: str, token: int, ttl_ms: int) -> int:
     """The new expiry, or 0 when the claim lapsed (its holder must claim again, with a new token)."""
-    return int(await backend.call(backend.script("claims_renew.lua")(
+    expires = int(await backend.call(backend.script("claims_renew.lua")(
         keys=[claim_key(repo, claim_id)], args=[backend.now_arg(), str(token), ttl_ms])))
+    if expires:
+        for run_id in await _copies(backend, repo, claim_id):
+            await _write_copy(backend, run_id, repo, claim_id, str(token), expires)
+    return expires
 
 
 async def release(backend: Backend, repo: str, claim_id: str, token: int) -> bool:
     digest = repo_digest(repo)
-    return bool(await backend.call(backend.script("claims_release.lua")(
+    if await token_of(backend, repo, claim_id) != str(token):
+        return False  # not the holder: its agents' copies stay
+    for run_id in await _copies(backend, repo, claim_id):
+        await backend.call(backend.redis.delete(keys.claim_copy(run_id, claim_key(repo, claim_id))))
+    released = bool(await backend.call(backend.script("claims_release.lua")(
         keys=[keys.claim(digest, claim_id), keys.claims_index(digest), keys.claims_version(digest)],
         args=[str(token), claim_id])))
+    if released:
+        await backend.call(backend.redis.delete(keys.claim_copies(digest, claim_id)))
+    return released
+
+
+async def copy_to_run(backend: Backend, run_id: str, repo: str, claim_id: str, token: int) -> bool:
+    """Give the run a copy of the claim its new agent key works under; False when the claim is not held with
+    ``token`` (nothing is copied)."""
+    digest = repo_digest(repo)
+    # Registered first, read second: a renew in between reaches this copy too.
+    await backend.call(backend.redis.sadd(keys.claim_copies(digest, claim_id), run_id))
+    held, expires = await backend.call(backend.redis.hmget(claim_key(repo, claim_id), ["token", "expires_ms"]))
+    if held != str(token):
+        return False
+    await _write_copy(backend, run_id, repo, claim_id, str(token), int(expires or 0))
+    return True
+
+
+async def _copies(backend: Backend, repo: str, claim_id: str) -> list[str]:
+    return sorted(str(r) for r in await backend.call(
+        backend.redis.smembers(keys.claim_copies(repo_digest(repo), claim_id))))
+
+
+async def _write_copy(backend: Backend, run_id: str, repo: str, claim_id: str, token: str, expires_ms: int) -> None:
+    await backend.call(backend.script("claims_copy.lua")(
+        keys=[keys.claim_copy(run_id, claim_key(repo, claim_id))], args=[token, expires_ms]))
 
 
 async def list_claims(backend: Backend, repo: str) -> dict[str, Any]:

@@ -34,8 +34,7 @@ class DecideKeys:
     approvals_key: str
     fingerprint_key: str
     approval_key: str
-    global_rules_key: str
-    claim_key: str  # read only when the agent holds a fencing token
+    claim_key: str  # the run's copy of the agent's scope claim: read only when the agent holds a fencing token
     live_agents_key: str
     attempts_key: str  # read only when the agent's key was minted for an attempt
     written_key: str  # written only by an allowed call that writes
@@ -59,6 +58,7 @@ class DecideArgs:
     call_json: str
     agent: str
     expected_global_version: str
+    expected_global_serial: int
     fence: str  # "" = the agent holds no scope claim
     spawn: str  # "" = the call starts no sub-agent
     depth: int

@@ -106,6 +106,7 @@ async def decide(
     approval_id: str,
     rules_version: str,
     global_version: str,
+    global_serial: int,
     dry_run: bool,
     audit: dict[str, Any],
     claim_key: str = "",
@@ -150,7 +151,8 @@ async def decide(
         new_approval_id=approval_id, approval_timeout_ms=timeout_ms, approval_prefix=keys.approval_prefix(run_id),
         approval_retention_ms=APPROVAL_RETENTION_MS, notify_channel=keys.NOTIFY_CHANNEL,
         rule=rule_name, reason=reason, call_json=orjson.dumps(audit).decode(),
-        agent=call.agent_id, expected_global_version=global_version, fence=fence,
+        agent=call.agent_id, expected_global_version=global_version, expected_global_serial=global_serial,
+        fence=fence,
         spawn=spawn, depth=depth, default_max_live=agents.DEFAULT_MAX_LIVE,
         default_max_depth=agents.DEFAULT_MAX_DEPTH, spawn_lease_ms=agents.LEASE_MS,
         key_attempt=str(attempt) if attempt else "",
@@ -161,8 +163,9 @@ async def decide(
     fixed_keys = DecideKeys(
         run_key=keys.run(run_id), stats_key=keys.stats(run_id), audit_key=keys.audit(run_id),
         approvals_key=keys.approvals_index(run_id), fingerprint_key=fp_key,
-        approval_key=keys.approval(run_id, approval_id), global_rules_key=keys.GLOBAL_RULES,
-        claim_key=claim_key or keys.GLOBAL_RULES,  # any key when the agent holds no claim: it is not read
+        approval_key=keys.approval(run_id, approval_id),
+        # The run's copy of the claim (gateway/store/claims.py); any key of the run when there is none: not read.
+        claim_key=keys.claim_copy(run_id, claim_key) if claim_key else keys.run(run_id),
         live_agents_key=keys.live_agents(run_id), attempts_key=keys.attempts(run_id),
         written_key=keys.written(run_id), fetched_key=keys.fetched(run_id),
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from redis.exceptions import AuthenticationError, ConnectionError, ResponseError, TimeoutError
 
 from gateway.store import nodes
-from gateway.store.topology import SENTINEL, Topology, parse
+from gateway.store.topology import CLUSTER, SENTINEL, Topology, parse
 
 _TIMEOUT_S = 2.0  # per node asked
 
@@ -32,9 +32,8 @@ def store_endpoints(redis_url: str | None) -> tuple[str, ...]:
     if t.socket is not None:
         return (t.socket,)
     found = [f"tcp:{h}:{p}" for h, p in t.nodes]
-    if t.kind == SENTINEL:
-        now = nodes.layout(t)
-        found += [f"tcp:{a}" for a in (now.master, *now.replicas) if a]
+    if t.kind in (SENTINEL, CLUSTER):
+        found += [f"tcp:{a}" for a in nodes.layout(t).nodes()]
     return tuple(dict.fromkeys(found))
 
 
@@ -68,6 +67,13 @@ def refuse_open_store(url: str) -> None:
     password."""
     t = parse(url)
     open_ones = nodes.open_sentinels(t)
+    if open_ones and t.kind == CLUSTER:
+        raise OpenStore(
+            f"the cluster node at {open_ones[0]} accepts commands without a password: any local process (an "
+            "agent included) could rewrite approvals, quotas and the audit, or take over slots. Give every node "
+            "requirepass and masterauth (or an ACL user) and put the credentials in ACTEON_REDIS_URL, or pass "
+            "--insecure-redis if only trusted processes can reach them."
+        )
     if open_ones:
         raise OpenStore(
             f"the sentinel at {open_ones[0]} accepts commands without a password: any local process (an agent "

@@ -1,18 +1,20 @@
 """Every Redis key and channel the gateway uses, in one place.
 
 All keys of one run carry the hash tag ``{run_id}`` so that a decision touches a single Redis Cluster
-slot. Run ids are validated (no braces) before they get here. The few global keys (run index, agent
-key lookup) are never touched by the decision script. Two ``{global}`` keys are: the rule pack in force,
-whose version every decision checks, and a ``per: global`` throttle (exact on a single node or
-Sentinel; see README).
+slot. Run ids are validated (no braces) before they get here. What spans runs (the run index, agent and
+operator keys, console sessions, the rule pack in force, scope claims) is never touched by the decision
+script: the run holds copies of the two it needs (gateway/store/packs.py, gateway/store/claims.py). No command
+ever names keys of two slots (tests/gateway/test_store_slots.py). The one exception, a ``per: global``
+throttle, is refused on a cluster (gateway/policy.py).
 """
 
 from __future__ import annotations
 
+import hashlib
+
 PREFIX = "acteon"
 NOTIFY_CHANNEL = f"{PREFIX}:notify"  # pub/sub: "rules" and "approval:<id>" messages
 RUNS_INDEX = f"{PREFIX}:runs"  # zset run_id -> created ms
-REPLICATION_MARK = f"{PREFIX}:replication-mark"  # counter written before a WAIT (gateway/store/backend.py)
 GLOBAL_RULES = f"{PREFIX}:{{global}}:rules"  # hash: rules (JSON), version, source (files|api), updated_ms
 
 
@@ -73,8 +75,8 @@ def agent_key(key_hash: str) -> str:
     return f"{PREFIX}:agent-key:{key_hash}"
 
 
-# Scope claims (gateway/store/claims.py) are per repository, across runs: their own hash tag, like the
-# global keys (exact on a single node or Sentinel). A decision reads one claim key to check a fencing token.
+# Scope claims (gateway/store/claims.py) are per repository, across runs: their own hash tag. A decision reads
+# the run's copy of a claim (claim_copy) to check a fencing token, never the claim itself (another slot).
 def _claims(repo_digest: str) -> str:
     return f"{PREFIX}:{{claims}}:{repo_digest}"
 
@@ -92,6 +94,16 @@ def claims_index(repo_digest: str) -> str:
 def claims_version(repo_digest: str) -> str:
     """Counter bumped by every grant and release: a grant is decided on a snapshot of this version."""
     return f"{_claims(repo_digest)}:version"
+
+
+def claim_copies(repo_digest: str, claim_id: str) -> str:
+    """Set: the runs holding a copy of the claim (:func:`claim_copy`), kept up to date by renew and release."""
+    return f"{_claims(repo_digest)}:copies:{claim_id}"
+
+
+def claim_copy(run_id: str, claim_key: str) -> str:
+    """Hash: token, expires_ms — the run's copy of a claim its agents work under (``claim_key``: :func:`claim`)."""
+    return f"{_run(run_id)}:claim:{hashlib.sha256(claim_key.encode()).hexdigest()[:32]}"
 
 
 def claims_fence(repo_digest: str) -> str:

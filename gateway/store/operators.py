@@ -27,12 +27,12 @@ def role_allows(role: str, needed: str) -> bool:
 
 async def add(backend: Backend, name: str, role: str, key_hash: str) -> None:
     """A new operator or worker; its name must be free (revoke first to replace a key)."""
-    r = backend.redis
-    if not await backend.call(r.hsetnx(keys.OPERATORS, name, key_hash)):
+    [taken] = await backend.durable(("HSETNX", keys.OPERATORS, name, key_hash))
+    if not taken:
         raise Conflict(f"the name '{name}' is taken (by an operator or a worker); revoke it first to give it "
                        "a new key")
     now = await backend.now_ms()
-    await backend.durable(r.hset(keys.operator(key_hash), mapping={"name": name, "role": role, "created_ms": now}))
+    await backend.durable(("HSET", keys.operator(key_hash), "name", name, "role", role, "created_ms", now))
 
 
 async def owner(backend: Backend, key_hash: str) -> tuple[str, str] | None:
@@ -49,6 +49,8 @@ async def listing(backend: Backend, *, workers: bool = False) -> list[dict[str, 
     out = []
     for name, digest in sorted(names.items()):
         info = await backend.call(backend.redis.hgetall(keys.operator(digest)))
+        if not info:
+            continue  # a name whose key is gone (a revoke cut short): it lets nobody in
         if (info.get("role") == WORKER) == workers:
             out.append({"name": name, "role": info.get("role"), "created_ms": int(info.get("created_ms") or 0)})
     return out
@@ -59,9 +61,10 @@ async def revoke(backend: Backend, name: str, *, worker: bool = False) -> None:
     r = backend.redis
     digest = await backend.call(r.hget(keys.OPERATORS, name))
     role = digest and await backend.call(r.hget(keys.operator(str(digest)), "role"))
-    if not digest or (role == WORKER) != worker:
+    # A name whose key is gone already (a revoke cut short between its two writes) is removed either way.
+    if not digest or (role is not None and (role == WORKER) != worker):
         raise NotFound(f"no {'worker' if worker else 'operator'} named '{name}'")
-    async with r.pipeline(transaction=True) as p:
-        p.delete(keys.operator(str(digest)))
-        p.hdel(keys.OPERATORS, name)
-        await backend.durable(p.execute())
+    # The key first, then the name (the two live in different slots of a cluster): cut short in between,
+    # the key no longer works and the name is freed by revoking again.
+    await backend.durable(("DEL", keys.operator(str(digest))))
+    await backend.durable(("HDEL", keys.OPERATORS, name))

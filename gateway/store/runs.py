@@ -1,15 +1,14 @@
-"""Runs: creation with a run-scoped agent key, status, cancel, stats, per-run and global rules."""
+"""Runs: creation with a run-scoped agent key, status, cancel, stats, per-run rules."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from acteon_core import contract as c
 from gateway.errors import Conflict, NotFound
-from gateway.store import keys
-from gateway.store.backend import Backend
+from gateway.store import keys, packs
+from gateway.store.backend import Backend, Command
 
 STAT_FIELDS = ("dispatched", *c.OUTCOMES)
 
@@ -38,19 +37,23 @@ async def create(
         )
     if agents:
         fields.update(s_max=agents["max_live"], s_depth=agents["max_depth"])
+    # Indexed before the pack in force is read: an install that comes after the read copies its pack to
+    # every indexed run, this one included (gateway/store/packs.py).
+    await backend.call(r.zadd(keys.RUNS_INDEX, {run_id: now}, nx=True))
+    pack = await packs.in_force(backend)
     created = await backend.call(r.hsetnx(keys.run(run_id), "status", "active"))
     if not created and not exist_ok:
         raise Conflict(f"run '{run_id}' already exists")
     if not created:
         return
-    async with r.pipeline(transaction=False) as p:
-        p.hset(keys.run(run_id), mapping=fields)
-        if rules:
-            p.set(keys.run_rules(run_id), json.dumps(rules))
-        if agent_key_hash:
-            p.set(keys.agent_key(agent_key_hash), run_id)
-        p.zadd(keys.RUNS_INDEX, {run_id: now})
-        await backend.durable(p.execute())  # the run's agent key and rules
+    commands: list[Command] = [("HSET", keys.run(run_id), *(x for kv in fields.items() for x in kv))]
+    if pack is not None:
+        commands.append(packs.copy_to_run(backend, run_id, *pack))
+    if rules:
+        commands.append(("SET", keys.run_rules(run_id), json.dumps(rules)))
+    if agent_key_hash:
+        commands.append(("SET", keys.agent_key(agent_key_hash), run_id))
+    await backend.durable(*commands)  # the run's agent key and rules
 
 
 async def ensure_default(backend: Backend) -> None:
@@ -61,7 +64,7 @@ async def ensure_default(backend: Backend) -> None:
 
 async def get(backend: Backend, run_id: str) -> dict[str, Any]:
     raw = await backend.call(backend.redis.hgetall(keys.run(run_id)))
-    if not raw:
+    if not raw or "status" not in raw:  # a hash with only a pack copy is a run still being created
         raise NotFound(f"run '{run_id}' not found")
     out: dict[str, Any] = {
         "run_id": run_id, "status": raw.get("status"), "created_ms": int(raw.get("created_ms", 0)),
@@ -96,14 +99,14 @@ async def stats(backend: Backend, run_id: str) -> dict[str, int]:
 async def cancel(backend: Backend, run_id: str) -> None:
     await get(backend, run_id)
     now = await backend.now_ms()
-    await backend.durable(backend.redis.hset(keys.run(run_id), mapping={"status": "cancelled", "cancelled_ms": now}))
+    await backend.durable(("HSET", keys.run(run_id), "status", "cancelled", "cancelled_ms", now))
 
 
 async def add_agent_key(backend: Backend, run_id: str, key_hash: str, binding: dict[str, Any] | None = None) -> None:
     """Store an agent key (hashed) for a run; ``binding`` ties it to one agent and its file scope."""
     await get(backend, run_id)
     value = run_id if binding is None else json.dumps({"run": run_id, **binding})
-    await backend.durable(backend.redis.set(keys.agent_key(key_hash), value))
+    await backend.durable(("SET", keys.agent_key(key_hash), value))
 
 
 async def agent_key_owner(backend: Backend, key_hash: str) -> tuple[str, dict[str, Any] | None] | None:
@@ -131,43 +134,6 @@ async def get_run_rules(backend: Backend, run_id: str) -> tuple[str, list[dict[s
 
 async def put_run_rules(backend: Backend, run_id: str, rules: list[dict[str, Any]], version: str) -> None:
     await get(backend, run_id)
-    async with backend.redis.pipeline(transaction=True) as p:
-        p.set(keys.run_rules(run_id), json.dumps(rules))
-        p.hset(keys.run(run_id), "rules_version", version if rules else "0")
-        await backend.durable(p.execute())
-
-
-@dataclass(frozen=True)
-class StoredPack:
-    """The rule pack in force, as the store holds it."""
-
-    version: str
-    rules: list[dict[str, Any]]
-    source: str  # "files" (a gateway's rules directory) or "api" (PUT /v1/rules)
-
-
-async def get_global_rules(backend: Backend) -> StoredPack | None:
-    raw = await backend.call(backend.redis.hgetall(keys.GLOBAL_RULES))
-    if not raw or "version" not in raw:
-        return None
-    return StoredPack(str(raw["version"]), json.loads(raw.get("rules") or "[]"), str(raw.get("source") or "api"))
-
-
-async def global_rules_version(backend: Backend) -> str | None:
-    v = await backend.call(backend.redis.hget(keys.GLOBAL_RULES, "version"))
-    return str(v) if v else None
-
-
-async def install_global_rules(
-    backend: Backend, rules: list[dict[str, Any]], version: str, source: str, *, force: bool
-) -> str:
-    """Make a pack the one in force for every gateway process (``force=False``: only if none is);
-    returns the version in force afterwards. Other processes hear of it by pub/sub, and each decision
-    checks the version anyway (``decide.lua``)."""
-    now = await backend.now_ms()
-    fields = ["rules", json.dumps(rules), "version", version, "source", source, "updated_ms", str(now)]
-    script = backend.script("install_rules.lua")
-    in_force = await backend.durable(script(keys=[keys.GLOBAL_RULES], args=["force" if force else "absent", *fields]))
-    if str(in_force) == version:
-        await backend.call(backend.redis.publish(keys.NOTIFY_CHANNEL, "rules"))
-    return str(in_force)
+    # One script: a process must never read the new version with the old rules (both keys are the run's).
+    await backend.durable(backend.eval_command("put_run_rules.lua", [keys.run_rules(run_id), keys.run(run_id)],
+                                               [json.dumps(rules), version if rules else "0"]))

@@ -8,11 +8,12 @@ addresses), so the forms are parsed and checked in one place and a mistake is on
     unix://[[user]:password@]/path/to/socket[?db=N]
     redis+sentinel://[[user]:password@]host[:port][,host[:port]…]/SERVICE[/db][?options]
     rediss+sentinel://…                             the same with TLS to the sentinels and the data nodes
-    redis+cluster://…                               recognised, refused until the keys are laid out for a cluster
+    redis+cluster://[[user]:password@]host[:port][,host[:port]…][?options]
+    rediss+cluster://…                              a Redis Cluster: any of its nodes, the rest are discovered
 
 Sentinel options: ``sentinel_username`` and ``sentinel_password`` when the sentinels have credentials of
 their own (by default they get the data nodes'), and for TLS ``ssl_ca_certs``, ``ssl_certfile``,
-``ssl_keyfile``, ``ssl_cert_reqs``.
+``ssl_keyfile``, ``ssl_cert_reqs``. Cluster options: the TLS ones. A cluster has no databases: no ``/db``.
 """
 
 from __future__ import annotations
@@ -80,13 +81,14 @@ class Topology:
 
 def replica_acks(t: Topology | None, configured: int | None) -> int | None:
     """How many replicas a write that must survive a failover waits for (docs/ha.md): as configured
-    (``ACTEON_REDIS_REPLICA_ACKS``); else none for the embedded store (``t`` None), one under Sentinel, and for
-    one Redis None — one as soon as it reports a replica (``gateway.store.backend.Backend.durable`` looks)."""
+    (``ACTEON_REDIS_REPLICA_ACKS``); else none for the embedded store (``t`` None), one under Sentinel or a
+    Cluster, and for one Redis None — one as soon as it reports a replica (``gateway.store.backend.Backend.durable``
+    looks)."""
     if t is None:
         return 0
     if configured is not None:
         return configured
-    return 1 if t.kind == SENTINEL else None
+    return 1 if t.kind in (SENTINEL, CLUSTER) else None
 
 
 def _hostports(nodes: tuple[tuple[str, int], ...]) -> str:
@@ -102,11 +104,9 @@ def parse(url: str) -> Topology:
     if scheme in ("redis+sentinel", "rediss+sentinel"):
         return _sentinel(url, tls=scheme.startswith("rediss"))
     if scheme in ("redis+cluster", "rediss+cluster"):
-        _nodes(url, _REDIS_PORT)  # a malformed address is reported as such first
-        raise TopologyError("redis+cluster:// is not supported yet: the gateway's keys are not laid out for a "
-                            "cluster; use one Redis or Redis Sentinel (docs/ha.md)")
-    raise TopologyError("not a Redis URL: use redis://, rediss://, unix://, redis+sentinel:// or "
-                        "rediss+sentinel:// (docs/ha.md)")
+        return _cluster(url, tls=scheme.startswith("rediss"))
+    raise TopologyError("not a Redis URL: use redis://, rediss://, unix://, redis+sentinel://, rediss+sentinel://, "
+                        "redis+cluster:// or rediss+cluster:// (docs/ha.md)")
 
 
 def _single(url: str) -> Topology:
@@ -147,6 +147,24 @@ def _sentinel(url: str, *, tls: bool) -> Topology:
     return Topology(SENTINEL, url, nodes=nodes, service=path[0], db=int(path[1]) if len(path) == 2 else 0,
                     username=username, password=password, sentinel_username=options.get("sentinel_username"),
                     sentinel_password=options.get("sentinel_password"), tls=tls, tls_options=tls_options)
+
+
+def _cluster(url: str, *, tls: bool) -> Topology:
+    nodes = _nodes(url, _REDIS_PORT)
+    parts = urlsplit(url)
+    scheme = parts.scheme
+    if parts.path.strip("/"):
+        raise TopologyError(f"{scheme}://: a cluster has only database 0, so the URL takes no path "
+                            f"({parts.path!r})")
+    options = dict(parse_qsl(parts.query, keep_blank_values=True))
+    unknown = sorted(set(options) - set(_TLS_OPTIONS))
+    if unknown:
+        raise TopologyError(f"{scheme}://: unknown option {unknown[0]!r} (known: {', '.join(_TLS_OPTIONS)})")
+    if options and not tls:
+        raise TopologyError(f"{scheme}://: {next(iter(options))} needs TLS: use rediss+cluster://")
+    username, password = _userinfo(parts.netloc)
+    return Topology(CLUSTER, url, nodes=nodes, username=username, password=password, tls=tls,
+                    tls_options=tuple(options.items()))
 
 
 def _userinfo(netloc: str) -> tuple[str | None, str | None]:

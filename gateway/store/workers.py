@@ -17,9 +17,8 @@ from gateway.store.backend import Backend
 
 async def advance(backend: Backend, run_id: str, agent_id: str, attempt: int) -> None:
     """Make ``attempt`` the agent's current one; Conflict when it is not newer or the run was cancelled."""
-    script = backend.script("advance_attempt.lua")
-    verdict, current = await backend.durable(script(keys=[keys.run(run_id), keys.attempts(run_id)],
-                                                    args=[agent_id, str(attempt)]))
+    [(verdict, current)] = await backend.durable(backend.eval_command(
+        "advance_attempt.lua", [keys.run(run_id), keys.attempts(run_id)], [agent_id, str(attempt)]))
     if verdict == "unknown_run":
         raise NotFound(f"run '{run_id}' not found")
     if verdict == "cancelled":

@@ -90,7 +90,7 @@ def _gateway(url: str, state: Path) -> list[Check]:
 def _store_check(health: dict[str, Any]) -> Check:
     """The store's shape as the gateway reports it (docs/ha.md), never its addresses."""
     acks = health.get("replica_acks")
-    shape = "Redis Sentinel" if health.get("topology") == "sentinel" else "one Redis"
+    shape = {"sentinel": "Redis Sentinel", "cluster": "Redis Cluster"}.get(str(health.get("topology")), "one Redis")
     if acks:
         return Check("store", OK, f"{shape}; approvals, keys, rule packs and cancels wait for {acks} "
                                   f"replica{'' if acks == 1 else 's'} to confirm them")

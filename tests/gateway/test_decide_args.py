@@ -34,6 +34,7 @@ def test_variable_parts_follow_the_fixed_ones() -> None:
         now_override="", dry=True, kind="allow", expected_rules_version="1", outcome_if_allowed="executed",
         new_approval_id="apr", approval_timeout_ms=0, approval_prefix="p", approval_retention_ms=5,
         notify_channel="n", rule="r", reason="x", call_json="{}", agent="a", expected_global_version="g",
+        expected_global_serial=3,
         fence="", spawn="", depth=1, default_max_live=4, default_max_depth=2, spawn_lease_ms=9, key_attempt="",
         writes="", written_retention_ms=7, fetched="", approval_fields=("f", "v"), gates=(gate,))
     argv = args.argv()

@@ -185,6 +185,29 @@ def test_release_frees_the_globs_and_needs_the_token(client: TestClient) -> None
     assert [c["owner"] for c in listed] == ["r2/b"]
 
 
+def test_a_released_claim_cuts_off_its_agents_in_every_run(client: TestClient) -> None:
+    """Each run's decisions read the run's own copy of the claim: a release reaches every copy, a refused
+    release (the wrong token) none."""
+    got = _claim(client, "r1/a", ["src/**"]).json()
+    ref = {"repo": REPO, "claim_id": got["claim_id"], "token": got["token"]}
+    keys = {}
+    for run_id in ("r1", "r2"):
+        _run(client, run_id)
+        keys[run_id] = _key(client, run_id, files_scope=["src/**"], claim=ref)
+
+    def outcome(run_id: str) -> str:
+        r = client.post("/v1/dispatch", json=call(run_id=run_id, command="echo x > src/a.py", cwd=ROOT),
+                        headers=keys[run_id])
+        assert r.status_code == 200, r.text
+        return str(r.json()["outcome"])
+
+    assert [outcome("r1"), outcome("r2")] == ["executed", "executed"]
+    client.delete(f"/v1/claims/{got['claim_id']}", params={"repo": REPO, "token": got["token"] + 1}, headers=ADMIN)
+    assert [outcome("r1"), outcome("r2")] == ["executed", "executed"]
+    client.delete(f"/v1/claims/{got['claim_id']}", params={"repo": REPO, "token": got["token"]}, headers=ADMIN)
+    assert [outcome("r1"), outcome("r2")] == ["suppressed", "suppressed"]
+
+
 def test_claims_need_the_admin_key(client: TestClient) -> None:
     _run(client)
     key = _key(client)

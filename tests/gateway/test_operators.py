@@ -99,6 +99,23 @@ def test_a_revoked_operator_is_refused_at_once(client) -> None:
     assert client.delete("/v1/operators/otto", headers=ADMIN).status_code == 404
 
 
+def test_a_revoke_cut_short_after_the_key_frees_the_name_when_asked_again(client) -> None:
+    """A revoke deletes the key, then the name (on a cluster they live in different slots): stopped in between,
+    the key lets nobody in, the name is not listed, and revoking again frees it."""
+    from gateway.auth import hash_key
+    from gateway.store import keys
+
+    operator = _operator(client, "otto", "operator")
+    digest = hash_key(operator["Authorization"].split()[1])
+    backend = client.app.state.gateway.backend
+    client.portal.call(backend.redis.delete, keys.operator(digest))  # the first write of a revoke, alone
+    assert client.get("/v1/runs", headers=operator).status_code == 401
+    assert client.get("/v1/operators", headers=ADMIN).json()["operators"] == []
+    assert client.post("/v1/operators", json={"name": "otto"}, headers=ADMIN).status_code == 409
+    assert client.delete("/v1/operators/otto", headers=ADMIN).status_code == 200
+    assert client.post("/v1/operators", json={"name": "otto"}, headers=ADMIN).status_code == 201
+
+
 def test_operator_names_are_unique_and_the_key_is_never_listed(client) -> None:
     _operator(client, "otto", "viewer")
     again = client.post("/v1/operators", json={"name": "otto", "role": "admin"}, headers=ADMIN)

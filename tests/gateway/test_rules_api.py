@@ -82,3 +82,24 @@ def test_bad_run_rules_are_refused(client) -> None:
     r = client.post("/v1/runs", json={"run_id": "x", "rules": [{"name": "x", "priority": 1}]}, headers=ADMIN)
     assert r.status_code == 422 and "missing 'action'" in r.json()["error"]["message"]
     assert client.get("/v1/runs/x", headers=ADMIN).status_code == 404
+
+
+GLOBAL_THROTTLE = """
+rules:
+  - {name: everyone, priority: 1, action: throttle, limit: 5, window_s: 60, per: global}
+  - {name: allow-rest, priority: 2, action: allow}
+"""
+
+
+def test_a_throttle_over_every_run_is_refused_on_a_cluster_only(client, backend_kind) -> None:
+    """One counter for every run cannot sit in each run's slot: on a cluster the pack is refused (nothing
+    changes), elsewhere it is enforced."""
+    before = client.get("/v1/rules", headers=ADMIN).json()["version"]
+    r = client.put("/v1/rules", json={"yaml": GLOBAL_THROTTLE}, headers=ADMIN)
+    run = client.post("/v1/runs", json={"run_id": "g1", "rules": GLOBAL_THROTTLE}, headers=ADMIN)
+    if backend_kind == "cluster":
+        assert r.status_code == run.status_code == 422
+        assert "'per: global' cannot be exact on a Redis Cluster" in r.json()["error"]["message"]
+        assert client.get("/v1/rules", headers=ADMIN).json()["version"] == before
+    else:
+        assert r.status_code == 200 and run.status_code == 201

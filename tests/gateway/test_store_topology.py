@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.store.topology import SENTINEL, SINGLE, TopologyError, parse
+from gateway.store.topology import CLUSTER, SENTINEL, SINGLE, TopologyError, parse, replica_acks
 
 
 def test_one_redis_by_tcp_tls_or_socket() -> None:
@@ -34,8 +34,19 @@ def test_sentinels_may_have_their_own_credentials_and_tls() -> None:
                                "ssl_ca_certs": "/etc/ca.pem"}
 
 
+def test_cluster_seed_nodes_credentials_and_tls() -> None:
+    t = parse("rediss+cluster://acteon:pw@10.0.0.1:7000,10.0.0.2,[::1]:7002?ssl_ca_certs=/etc/ca.pem")
+    assert t.kind == CLUSTER and t.tls and (t.username, t.password) == ("acteon", "pw")
+    assert t.nodes == (("10.0.0.1", 7000), ("10.0.0.2", 6379), ("::1", 7002))
+    assert t.data_kwargs() == {"db": 0, "username": "acteon", "password": "pw", "ssl": True,
+                               "ssl_ca_certs": "/etc/ca.pem"}
+    assert t.where() == "Cluster via 10.0.0.1:7000,10.0.0.2:6379,[::1]:7002"
+    assert replica_acks(t, None) == 1 and replica_acks(t, 0) == 0  # a cluster's masters have replicas
+
+
 def test_credentials_never_show() -> None:
-    for url in ("redis://:hunter2@h:1/0", "redis+sentinel://:hunter2@h:2/svc?sentinel_password=hunter3"):
+    for url in ("redis://:hunter2@h:1/0", "redis+sentinel://:hunter2@h:2/svc?sentinel_password=hunter3",
+                "redis+cluster://:hunter2@h:3"):
         t = parse(url)
         assert "hunter" not in repr(t) and "hunter" not in t.where()
 
@@ -52,7 +63,9 @@ def test_credentials_never_show() -> None:
     ("redis+sentinel://h/svc?sentinel_pasword=x", "unknown option 'sentinel_pasword'"),
     ("redis+sentinel://h/svc?ssl_ca_certs=/ca.pem", "needs TLS: use rediss+sentinel://"),
     ("redis://h:port/0", "not a usable Redis URL"),
-    ("redis+cluster://:pw@h:7000,h:7001", "redis+cluster:// is not supported yet"),
+    ("redis+cluster://:pw@h:7000,h:7001/0", "a cluster has only database 0"),
+    ("redis+cluster://:pw@h:7000?ssl_ca_certs=/ca.pem", "needs TLS: use rediss+cluster://"),
+    ("rediss+cluster://:pw@h:7000?ssl_ca=/ca.pem", "unknown option 'ssl_ca'"),
     ("redis+cluster://:pw@h:x", "has no valid port"),
 ])
 def test_a_mistake_is_one_line(url: str, says: str) -> None:

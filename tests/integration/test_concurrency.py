@@ -1,4 +1,5 @@
-"""Exactness under concurrency: two gateway processes on one real Redis, many concurrent clients.
+"""Exactness under concurrency: two gateway processes on one real Redis, and on a Redis Cluster of three masters
+and three replicas, many concurrent clients.
 
 A throttle of N, a quota of N and a cross-agent dedup each admit exactly N (or exactly one agent),
 trial after trial, and refused calls consume nothing.
@@ -8,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 import pytest
 
+from tests import redis_cluster
 from tests.support import RedisServer, gateway_process, require
 
 pytestmark = pytest.mark.redis
@@ -20,18 +23,28 @@ CLIENTS = 48
 TRIALS = 3
 
 
-@pytest.fixture(scope="module")
-def two_gateways(tmp_path_factory) -> Iterator[list[str]]:  # type: ignore[no-untyped-def]
+@contextmanager
+def _store(kind: str) -> Iterator[str]:
+    if kind == "cluster":
+        with redis_cluster.running() as cluster:
+            yield cluster.url
+        return
     server = RedisServer()
     require("redis-server on PATH", server.binary is not None)
     server.start()
-    env = {"ACTEON_REDIS_URL": server.url, "ACTEON_ADMIN_KEY": ADMIN_KEY,
-           "ACTEON_STATE_DIR": str(tmp_path_factory.mktemp("state"))}
     try:
-        with gateway_process(env) as a, gateway_process(env) as b:
-            yield [a, b]
+        yield server.url
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module", params=["redis", pytest.param("cluster", marks=pytest.mark.slow)])
+def two_gateways(request, tmp_path_factory) -> Iterator[list[str]]:  # type: ignore[no-untyped-def]
+    with _store(request.param) as url:
+        env = {"ACTEON_REDIS_URL": url, "ACTEON_ADMIN_KEY": ADMIN_KEY,
+               "ACTEON_STATE_DIR": str(tmp_path_factory.mktemp("state"))}
+        with gateway_process(env) as a, gateway_process(env) as b:
+            yield [a, b]
 
 
 async def _create_run(url: str, run_id: str, **body: object) -> str:

@@ -153,6 +153,7 @@ def test_the_banner_names_master_replicas_and_sentinels(sentinels: Sentinels, tm
     assert "do not wait for a replica (ACTEON_REDIS_REPLICA_ACKS=0)" in lines
 
 
+@pytest.mark.slow
 def test_everything_over_tls(tmp_path: Path) -> None:
     """rediss+sentinel://: TLS to the sentinels and the data nodes, replication over TLS too."""
     with running(tmp_path / "ha", tls=True) as ha:

@@ -208,3 +208,5 @@ def test_the_store_check_names_its_shape_and_what_waits_for_a_replica() -> None:
     assert alone.status == "note" and "every agent stops" in alone.detail and "docs/ha.md" in alone.fix
     off = _store_check({"store": "redis", "topology": "sentinel", "replica_acks": 0})
     assert off.status == "note" and "a failover can undo an approval" in off.detail
+    cluster = _store_check({"store": "redis", "topology": "cluster", "replica_acks": 1})
+    assert cluster.status == "ok" and cluster.detail.startswith("Redis Cluster; ")

@@ -10,9 +10,9 @@
 -- Arguments arrive by name: gateway/store/decide_args.py builds both lists in the order the two `unpack`
 -- lines below read them (a test keeps the names equal on both sides).
 --
--- KEYS: the run hash, its stats hash, its audit stream, its approvals index, the approval fingerprint (the
---       call's identity for approvals), the hash of a new approval, the global rule pack hash, the agent's
---       scope claim (any key when it holds none), the run's live sub-agents (zset member -> lease end), the
+-- KEYS (all of them the run's: one slot of a Redis Cluster): the run hash, its stats hash, its audit stream, its
+--       approvals index, the approval fingerprint (the call's identity for approvals), the hash of a new
+--       approval, the run's copy of the agent's scope claim (any key of the run when it holds none), the run's live sub-agents (zset member -> lease end), the
 --       run's attempts hash (agent -> current attempt), the run's sets of written and of downloaded paths;
 --       then one key per gate.
 -- ARGV: now override (ms, '' = Redis TIME), dry ('1'/'0'), kind (suppress|allow|approval), the run rules
@@ -22,8 +22,8 @@
 --       the terminal rule's name, its reason (replaced here when a gate, the quota, the run or a rejection
 --       decides), the call's audit fields as one JSON string (packed by the gateway: one argument instead of
 --       dozens keeps the round trip cheap);
---       the agent id, the global rule pack version the call was evaluated with, the fencing token of the
---       agent's scope claim ('' = none);
+--       the agent id, the global rule pack version and serial the call was evaluated with, the fencing token of
+--       the agent's scope claim ('' = none);
 --       for a call that spawns a sub-agent ('' otherwise): its member in the live set, the caller's nesting
 --       depth (1: a top-level agent), the default live cap, the default maximum depth, and the lease (ms)
 --       after which a sub-agent whose end was never reported stops counting;
@@ -38,14 +38,14 @@
 --          or {'unknown_run'} / {'stale_rules', version} / {'stale_global', version} / {'no_global_rules'}
 --          (nothing written: the gateway re-reads the rules and evaluates again)
 
-local run_key, stats_key, audit_key, approvals_key, fingerprint_key, approval_key, global_rules_key, claim_key,
-      live_agents_key, attempts_key, written_key, fetched_key = unpack(KEYS, 1, 12)
+local run_key, stats_key, audit_key, approvals_key, fingerprint_key, approval_key, claim_key,
+      live_agents_key, attempts_key, written_key, fetched_key = unpack(KEYS, 1, 11)
 local now_override, dry, kind, expected_rules_version, outcome_if_allowed,
       new_approval_id, approval_timeout_ms, approval_prefix, approval_retention_ms, notify_channel,
-      rule, reason, call_json, agent, expected_global_version, fence,
+      rule, reason, call_json, agent, expected_global_version, expected_global_serial, fence,
       spawn, depth, default_max_live, default_max_depth, spawn_lease_ms, key_attempt,
-      writes, written_retention_ms, fetched, n_approval, n_gates = unpack(ARGV, 1, 27)
-local FIXED_KEYS, FIXED_ARGS = 12, 27
+      writes, written_retention_ms, fetched, n_approval, n_gates = unpack(ARGV, 1, 28)
+local FIXED_KEYS, FIXED_ARGS = 11, 28
 
 local now = tonumber(now_override)
 if not now then
@@ -65,16 +65,24 @@ for g = 1, n_gates do
 end
 
 local run = redis.call('HMGET', run_key, 'status', 'rules_version', 'q_max', 'q_window', 'q_overage', 'q_start', 'q_used',
-                      's_max', 's_depth')
+                      's_max', 's_depth', 'g_serial', 'g_version')
 if not run[1] then return {'unknown_run'} end
 local rules_version = run[2] or '0'
 if rules_version ~= expected_rules_version then return {'stale_rules', rules_version} end
 
 -- Every process decides with the pack in force, never with one it cached before a change or a store
--- restart: a pack uploaded through the API must not silently give way to a looser one.
-local global_version = redis.call('HGET', global_rules_key, 'version')
+-- restart: a pack uploaded through the API must not silently give way to a looser one. The run holds a
+-- copy of which pack that is (gateway/store/packs.py): an older serial is stale; a newer one was read from
+-- the pack's own hash while its install was still copying it to the runs, and raises the copy.
+local global_serial, global_version = tonumber(run[10] or '0'), run[11]
 if not global_version then return {'no_global_rules'} end
-if global_version ~= expected_global_version then return {'stale_global', global_version} end
+local caller_serial = tonumber(expected_global_serial) or 0
+if caller_serial < global_serial or (caller_serial == global_serial and global_version ~= expected_global_version) then
+  return {'stale_global', global_version}
+end
+if caller_serial > global_serial and not dry then
+  redis.call('HSET', run_key, 'g_serial', expected_global_serial, 'g_version', expected_global_version)
+end
 
 local outcome = 'suppressed'
 local failed = 0

@@ -1,0 +1,39 @@
+"""The store client's failures are 503s (StoreUnavailable), never faults of the gateway's own."""
+
+from __future__ import annotations
+
+import asyncio
+
+import fakeredis
+import pytest
+from redis.asyncio.connection import Connection
+
+from gateway.errors import StoreUnavailable
+from gateway.store.backend import Backend
+
+
+def _backend() -> Backend:
+    return Backend(fakeredis.FakeAsyncRedis(decode_responses=True))
+
+
+def test_a_connection_closed_while_in_use_is_a_store_failure() -> None:
+    """After a cluster node fails, redis-py closes that node's connections, ones in use included: a call on one
+    fails inside redis-py with an AttributeError (its writer is gone). That call was bound for the failed node."""
+    closed = Connection()  # never connected: no writer, as after the client closed it under a call
+
+    async def main() -> None:
+        with pytest.raises(StoreUnavailable, match="closed while in use"):
+            await _backend().call(closed._send_packed_command([b"PING\r\n"]))
+
+    asyncio.run(main())
+
+
+def test_an_attribute_error_of_our_own_stays_a_fault() -> None:
+    async def ours() -> None:
+        raise AttributeError("a bug of ours")
+
+    async def main() -> None:
+        with pytest.raises(AttributeError, match="a bug of ours"):
+            await _backend().call(ours())
+
+    asyncio.run(main())
