@@ -89,18 +89,42 @@ class Workspace:
             self.files[path] = _DOWNLOADED
 
     def apply(self, tool: str, input: dict[str, Any]) -> None:
-        path = input.get("file_path") or input.get("absolute_path")
-        if not isinstance(path, str):
+        """What a write put on the disk, read as the gateway reads writes: a whole file (``content``,
+        ``file_text``), an edit's replacement, or each file of an ``apply_patch``."""
+        try:
+            from gateway import patches
+        except ImportError:  # a checkout older than patches
+            patches = None  # type: ignore[assignment]
+        if tool == "apply_patch" and patches is not None:
+            text = patches.patch_text(input)
+            for ch in (patches.parse(text) if text is not None else None) or ():
+                path = self._absolute(ch.move_to or ch.path)
+                if ch.op == "delete":
+                    self.files.pop(path, None)
+                else:  # an update's added lines are in the file afterwards (the rest is the project's own)
+                    self.files[path] = self.files.get(self._absolute(ch.path), "") + ch.added
+                self.fetched.discard(path)
             return
-        if not path.startswith("/"):
-            path = f"{CWD}/{path}"
+        path = next((v for k in ("file_path", "absolute_path", "filePath", "path")
+                     if isinstance(v := input.get(k), str)), None)
+        if path is None:
+            return
+        path = self._absolute(path)
         self.fetched.discard(path)
-        if "content" in input:
-            self.files[path] = str(input["content"])
-        elif "old_string" in input:
-            old, new = str(input.get("old_string", "")), str(input.get("new_string", ""))
-            # An edit of a file the corpus never wrote: what it replaces is there, so the new text is too.
-            self.files[path] = self.files[path].replace(old, new, 1) if path in self.files else new
+        whole = next((v for k in ("content", "file_text") if isinstance(v := input.get(k), str)), None)
+        if whole is not None:
+            self.files[path] = whole
+            return
+        for old_key, new_key in (("old_string", "new_string"), ("old_str", "new_str"), ("oldString", "newString")):
+            if old_key in input:
+                old, new = str(input.get(old_key, "")), str(input.get(new_key, ""))
+                # An edit of a file the corpus never wrote: what it replaces is there, so the new text is too.
+                self.files[path] = self.files[path].replace(old, new, 1) if path in self.files else new
+                return
+
+    @staticmethod
+    def _absolute(path: str) -> str:
+        return path if path.startswith("/") else f"{CWD}/{path}"
 
     def read(self, path: str) -> tuple[str, bytes | None, int]:
         """acteon_core.attachments' view of this disk: (kind, content, mode)."""

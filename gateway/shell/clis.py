@@ -200,6 +200,8 @@ def judge(call: Invocation, table: Table) -> str | None:
     given = {w.value for w in call.args if w.value.startswith("-")}  # as written: `-H` (a host, a header) is no `-h`
     if (words and words[0] in _HELP) or given & {"--help", "-h"} or (given & _HELP and len(words) <= 1):
         return None  # help prints, whatever the subcommand
+    if "help" in words[1:table.depth]:
+        return None  # `aws s3 rm help`: a tool whose subcommand is several words takes `help` as the last of them
     if any(_has_flag(present, f) for f in table.dry_run):
         return None
     for kind in KINDS:

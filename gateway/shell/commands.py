@@ -267,6 +267,7 @@ _VERSIONED = (
     # Clients of databases that speak another's protocol under their own name (`ysqlsh`, `ycqlsh`, `ksql`):
     # handed SQL like psql or cqlsh
     (re.compile(r"[a-z0-9_-]{1,24}(?:sql|sqlsh|cqlsh)(?:\.exe)?"), HANDLERS["psql"]),
+    (re.compile(r"[a-z0-9_-]{0,24}(?:dump|dumpall|export)(?:\.exe)?"), operations.DUMPER),
 )
 
 

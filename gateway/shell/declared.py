@@ -146,6 +146,16 @@ def nox(call: Invocation) -> Flow:
 # command line, DVC's stage commands.
 _SNAKE_SHELL = re.compile(r"""(?m)^\s*shell\s*:\s*(?:\n\s*)?(?:r|f)?("{3}|'{3}|"|')(.*?)\1""", re.S)
 _NF_SCRIPT = re.compile(r"""(?m)^\s*(?:script|shell)\s*:\s*\n\s*(?:"{3}|'{3})(.*?)(?:"{3}|'{3})""", re.S)
+# A Snakefile's `shell("…")` calls: in `run:` blocks and in the handlers run at the start, end or failure of a run
+# (`onstart:`, `onsuccess:`, `onerror:`).
+_SNAKE_CALL = re.compile(r"""\bshell\(\s*(?:r|f)?("{3}|'{3}|"|')(.*?)\1""", re.S)
+# Nextflow runs a process's `beforeScript` and `afterScript` in the shell around its script, as a directive in a
+# `.nf` file or a setting in `nextflow.config` (`process.beforeScript = '…'`, `process { beforeScript = '…' }`).
+_NF_AROUND = re.compile(r"""\b(?:beforeScript|afterScript)\s*=?\s*("{3}|'{3}|"|')(.*?)\1""", re.S)
+NEXTFLOW_CONFIGS = ("nextflow.config",)
+# Snakemake creates the rules' conda environments before it runs them
+_SNAKE_CONDA = re.compile(r"--use-conda\b|--conda-create-envs-only\b"
+                          r"|--(?:sdm|software-deployment-method)[= ][\w ]*conda")
 SNAKEFILES = ("Snakefile", "workflow/Snakefile", "snakefile")
 _GROOVY_VALUE = re.compile(r"[$!]\{[^{}\n]{0,200}\}")
 
@@ -153,9 +163,11 @@ _GROOVY_VALUE = re.compile(r"[$!]\{[^{}\n]{0,200}\}")
 def workflow_commands(name: str, text: str) -> list[str]:
     """The commands a workflow file runs, by its kind (`Snakefile`/`.smk`, `.nf`, `.cwl`, `dvc.yaml`)."""
     text = text[: 1 << 16]
-    if name.endswith(".nf"):
+    if name.endswith((".nf", ".config")):
         # Groovy's interpolations (`${bam.baseName}`, a shell block's `!{x}`) are values Nextflow fills in
-        return [_GROOVY_VALUE.sub("${NF_VALUE}", m.group(1)) for m in _NF_SCRIPT.finditer(text)][:_MAX]
+        found = [] if name.endswith(".config") else [m.group(1) for m in _NF_SCRIPT.finditer(text)]
+        found += [m.group(2) for m in _NF_AROUND.finditer(text)]
+        return [_GROOVY_VALUE.sub("${NF_VALUE}", c) for c in found][:_MAX]
     if name.endswith(".cwl"):
         try:
             data = yaml.safe_load(text)
@@ -175,11 +187,11 @@ def workflow_commands(name: str, text: str) -> list[str]:
         stages = data.get("stages") if isinstance(data, dict) else None
         return [c for stage in (stages.values() if isinstance(stages, dict) else []) if isinstance(stage, dict)
                 for c in _commands(stage.get("cmd"))][:_MAX]
-    return [m.group(2) for m in _SNAKE_SHELL.finditer(text)][:_MAX]
+    return [m.group(2) for pattern in (_SNAKE_SHELL, _SNAKE_CALL) for m in pattern.finditer(text)][:_MAX]
 
 
 def is_workflow_file(name: str) -> bool:
-    return name in SNAKEFILES or name.endswith((".smk", ".nf", ".cwl")) or name == "dvc.yaml"
+    return name in SNAKEFILES or name.endswith((".smk", ".nf", ".cwl")) or name in ("dvc.yaml", *NEXTFLOW_CONFIGS)
 
 
 def _remote(word: str) -> bool:
@@ -191,6 +203,11 @@ def nextflow(call: Invocation) -> Flow:
     here; a local `.nf` file's `script:` blocks are read."""
     words = [w for w in call.args if not w.value.startswith("-")]
     if words[:1] and words[0].value == "run" and len(words) > 1:
+        # the configuration read at launch: the launch directory's, and any given with -c / -config
+        configs = [named_file(call, call.args[i + 1]) for i, w in enumerate(call.args[:-1])
+                   if w.value in ("-c", "-config")]
+        for found in (manifest(call, NEXTFLOW_CONFIGS), *configs):
+            run_lines(call, found, lambda text: workflow_commands("nextflow.config", text))
         target = words[1]
         if target.value.endswith(".nf") or target.value.startswith((".", "/")):
             run_lines(call, named_file(call, target), lambda text: workflow_commands(".nf", text))
@@ -210,6 +227,9 @@ def snakemake(call: Invocation) -> Flow:
     if not any(w.value in ("-n", "--dry-run", "--dryrun", "--list", "-l", "--lint", "--dag", "--rulegraph")
                for w in args):
         run_lines(call, found, lambda text: workflow_commands("Snakefile", text))
+        # the rules' conda environments are created first: their packages downloaded and installed
+        if _SNAKE_CONDA.search(" ".join(w.value for w in args)):
+            call.flag(cat.PACKAGE_INSTALL)
     return default_handler(call)
 
 

@@ -44,6 +44,9 @@ NETWORK_STREAM = "net_stream"  # a raw network connection (nc, telnet, socat, op
 _EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`|\$\w+")
 
 
+# A directory computed from Python's own site configuration: a `.pth` file there runs at every Python start.
+_SITE_DIR = re.compile(r"getusersitepackages|getsitepackages|--user-site|USER_SITE|purelib|platlib|site-packages")
+
 class Collector:
     """Mutable collector for one ``analyze`` call."""
 
@@ -219,9 +222,10 @@ class Collector:
             # `"$(python -m site --user-site)/usercustomize.py"`: the place is computed, the file's name is not
             # … and so is the literal tail after it (`$CONDA_PREFIX/etc/conda/activate.d/x.sh`)
             tail = _EXPANSION.split(word.value)[-1]
-            if "/" in word.value and tail.strip("/") and not set(tail) & set("$`*?[{") and \
-                    is_persistence_path("/unknown/" + tail.lstrip("/"), ""):
-                self.flag(cat.PERSISTENCE)
+            if "/" in word.value and tail.strip("/") and not set(tail) & set("$`*?[{") and (
+                    is_persistence_path("/unknown/" + tail.lstrip("/"), "")
+                    or (_SITE_DIR.search(word.value) and tail.endswith(".pth"))):
+                self.flag(cat.PERSISTENCE)  # `> "$(python -c 'import site; print(site.getusersitepackages())')/x.pth"`
         return path
 
     def write_path(self, path: str, directory: bool = False) -> None:

@@ -3,9 +3,13 @@
 `srun CMD`, `salloc … CMD`, `mpirun -n 64 CMD`, `qsub -- CMD` and `sbatch --wrap 'CMD'` run CMD on the cluster's
 nodes — judged as if it ran here, like `ssh HOST CMD` (a cluster's shared file systems hold everyone's data);
 `sbatch job.sh` runs the job script (attached by the command hook like any script). A job array in the tens of
-thousands, or on GPUs by the thousand, floods a shared queue (``resource_exhaustion``). Apptainer/Singularity run
-a command in an image with the host's folders bound in: a bind of the host's root or system folders is a write
-there, as for `docker run -v`; `apptainer shell` is a terminal.
+thousands, or on GPUs by the thousand, floods a shared queue (``resource_exhaustion``). Cancelling jobs chosen by
+who or where they run rather than by their ids (`scancel -u USER`, `scancel --partition=gpu`, job ids piped in
+from `squeue`, `qdel all`, `bkill 0`) ends other people's work or all of one's own (``process_kill``); changing
+the cluster itself (`scontrol update NodeName=… State=DRAIN`, `scontrol reboot`) is ``infra_change``.
+Apptainer/Singularity run a command in an image with the host's folders bound in: a bind of the host's root or
+system folders is a write there, as for `docker run -v`; `apptainer shell` is a terminal; `push` publishes the
+image (to a library, an OCI registry).
 """
 
 from __future__ import annotations
@@ -97,6 +101,8 @@ def container(call: Invocation) -> Flow:
     """`apptainer|singularity exec|run [opts] IMAGE CMD…`, `… shell IMAGE`: binds of host folders, then CMD."""
     words = [w.value for w in call.args]
     verb = next((w for w in words if not w.startswith("-")), "")
+    if verb == "push":
+        call.flag(cat.PUBLISH)
     if verb not in ("exec", "run", "shell", "instance"):
         return OPAQUE
     rest = call.args[words.index(verb) + 1:]
@@ -125,5 +131,75 @@ def _on_host(word: Word, binds: list[tuple[str, str]]) -> Word:
     return word
 
 
+# scancel options that choose jobs by a filter instead of by id (short letters: -u -A -p -t -n -w -q -R -M)
+_SCANCEL_FILTERS = ("-u", "--user", "-A", "--account", "-p", "--partition", "-t", "--state", "-n", "--name",
+                    "--jobname", "-w", "--nodelist", "-q", "--qos", "-R", "--reservation", "--me", "-M",
+                    "--clusters", "--wckey")
+_JOB_ID = re.compile(r"\d+(?:[_.+]\w+)*")
+# scontrol verbs that only look (anything else changes the cluster or its jobs)
+_SCONTROL_READ = frozenset({"show", "ping", "listpids", "version", "help", "wait_job", "getaddrs", "token",
+                            "listjobs", "liststeps"})
+# scontrol verbs that act on the jobs they name (by id, or `JobId=…` for update)
+_SCONTROL_ON_JOBS = frozenset({"update", "hold", "release", "uhold", "requeue", "requeuehold", "suspend", "resume",
+                               "top", "notify"})
+# what names something other than a job: the cluster's nodes, partitions, reservations
+_SCONTROL_CLUSTER = re.compile(r"(?i)(?:node|nodename|partition|partitionname|reservation|reservationname"
+                               r"|frontendname|powerdowndelay)=")
+_SCONTROL_JOB = re.compile(r"(?i)(?:jobid|job|stepid)=\S+|\d+(?:[_.+]\w+)*")
+
+
+def _from_elsewhere(word: Word) -> bool:
+    """Ids not known before it runs: a command's output (`$(squeue …)`) or items piped in (`xargs scancel`). A
+    variable (`$SLURM_JOB_ID`) is one id, as a literal is."""
+    return bool(word.subs) or word.target is not None
+
+
+def _chosen_by_filter(call: Invocation, filters: tuple[str, ...], operands: list[Word]) -> bool:
+    return (any(a.value.split("=", 1)[0] in filters for a in call.args) or not operands
+            or any(_from_elsewhere(w) for w in operands))
+
+
+def scancel(call: Invocation) -> Flow:
+    """`scancel 1234 1235_7` cancels those jobs; by user, partition, state … (or ids from elsewhere), whoever's."""
+    valued = {i + 1 for i, a in enumerate(call.args) if a.value in (*_SCANCEL_FILTERS, "-s", "--signal")}
+    operands = [a for i, a in enumerate(call.args) if i not in valued and not a.value.startswith("-")]
+    if _chosen_by_filter(call, _SCANCEL_FILTERS, operands):
+        call.flag(cat.PROCESS_KILL)
+    return OPAQUE
+
+
+def scontrol(call: Invocation) -> Flow:
+    """`scontrol show …` looks; `update JobId=…`, `hold`, `requeue` … of named jobs act on those jobs; anything else
+    (nodes, partitions, reservations, reboot, shutdown, reconfigure) changes the cluster."""
+    words = [a.value for a in call.args if not a.value.startswith("-")]
+    verb = words[0].lower() if words else ""
+    if not verb or verb in _SCONTROL_READ:
+        return OPAQUE
+    rest = words[1:]
+    if verb in _SCONTROL_ON_JOBS and any(_SCONTROL_JOB.fullmatch(w) for w in rest) and not any(
+            _SCONTROL_CLUSTER.match(w) for w in rest):
+        return OPAQUE
+    call.flag(cat.INFRA_CHANGE)
+    return OPAQUE
+
+
+def qdel(call: Invocation) -> Flow:
+    """PBS/SGE `qdel 123.server`; `qdel all`, `qdel -u USER`, ids piped in: whoever's jobs."""
+    operands = [a for a in call.args if not a.value.startswith("-")]
+    if _chosen_by_filter(call, ("-u",), operands) or any(a.value.lower() in ("all", "*") for a in operands):
+        call.flag(cat.PROCESS_KILL)
+    return OPAQUE
+
+
+def bkill(call: Invocation) -> Flow:
+    """LSF `bkill 123`; `bkill 0` (every job), `-u USER`, `-q QUEUE`, `-m HOST`: whoever's jobs."""
+    operands = [a for a in call.args if not a.value.startswith("-")]
+    if _chosen_by_filter(call, ("-u", "-q", "-m", "-g", "-J", "-app", "-stat"), operands) or any(
+            a.value == "0" for a in operands):
+        call.flag(cat.PROCESS_KILL)
+    return OPAQUE
+
+
 HANDLERS = {"srun": srun, "salloc": srun, "sbatch": sbatch, "mpirun": mpirun, "mpiexec": mpirun, "qsub": qsub,
-            "apptainer": container, "singularity": container}
+            "apptainer": container, "singularity": container, "scancel": scancel, "scontrol": scontrol,
+            "qdel": qdel, "bkill": bkill}

@@ -19,7 +19,7 @@ from gateway.shell import interpreters
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import note_arguments
 from gateway.shell.invocation import Invocation
-from gateway.shell.words import Word
+from gateway.shell.words import Word, literal_word
 
 MAX_CELLS = 512
 MAX_SHELL_LINES = 256  # the analysis has its own command budget; this bounds the work before it
@@ -98,6 +98,8 @@ def jupyter(call: Invocation) -> Flow:
     words = [w.value for w in call.args]
     sub = next((w for w in words if not w.startswith("-")), "")
     notebooks = [w for w in call.args if w.value.endswith(".ipynb")]
+    if sub == "kernelspec":  # `jupyter kernelspec install --user DIR`: judged as ipykernel's own installs are
+        return call.invoke([literal_word("jupyter-kernelspec"), *call.args[words.index(sub) + 1:]])
     executes = sub in ("execute", "run") or (sub == "nbconvert" and any(w in _EXECUTES for w in words))
     if executes:
         for word in notebooks[:16]:

@@ -117,8 +117,8 @@ def _compose(call: Invocation) -> str | None:
 
 def _cloud_delete(call: Invocation) -> str | None:
     """aws, gcloud, az, doctl, gsutil, …: a word that deletes, terminates or removes a resource."""
-    if flags(call) & {"--help", "-h", "--dryrun", "--dry-run", "--what-if", "--whatif"} or "help" in words(call)[:1]:
-        return None  # help prints, a rehearsal changes nothing, whatever the subcommand
+    if flags(call) & {"--help", "-h", "--dryrun", "--dry-run", "--what-if", "--whatif"} or "help" in words(call)[:3]:
+        return None  # help prints (`aws s3 rm help`: the last word of the command), a rehearsal changes nothing
     for word in words(call):
         if word.startswith(("delete", "terminate", "remove-", "deregister")) or word in (
                 "rb", "rm", "destroy", "purge", "apps:destroy"):
@@ -390,6 +390,11 @@ def _database_client(judge: Callable[[Invocation], str | None]) -> Handler:
 
     return client
 
+
+# Dump and export tools print what they read (`pg_dump`, `mysqldump`, `mongoexport`, `etcd-dump`): their output is
+# the data, sent away as a file's would be (`pg_dump db | gzip | nc HOST PORT`). Recognised by the shape of
+# their name (gateway/shell/commands.py).
+DUMPER = _database_client(lambda call: None)
 
 _STEAM_UPLOADS = frozenset({"+run_app_build", "+run_app_build_http", "+run_workshop_build", "+workshop_build_item",
                             "+build_depot"})

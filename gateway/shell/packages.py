@@ -34,6 +34,9 @@ def pip(call: Invocation) -> Flow:
     return OPAQUE
 
 
+_CONDA_INSTALLS = frozenset({"install", "create", "update", "upgrade"})
+
+
 def _subcommand_installer(option_spec: Spec, installs: frozenset[str], *, bare_installs: bool = False,
                           nested: dict[str, frozenset[str]] | None = None) -> Handler:
     """A package manager whose subcommand (or `group sub`) says whether it installs."""
@@ -128,9 +131,10 @@ HANDLERS: dict[str, Handler] = {
     "gem": _subcommand_installer(spec(), frozenset({"install"})),
     "cargo": _subcommand_installer(spec("Z", ["--manifest-path", "--config"]), frozenset({"install", "add"})),
     "go": _subcommand_installer(spec("C"), frozenset({"install", "get"})),
-    "conda": _subcommand_installer(spec(), frozenset({"install"})),
-    "mamba": _subcommand_installer(spec(), frozenset({"install"})),
-    "micromamba": _subcommand_installer(spec(), frozenset({"install"})),
+    # An environment created or updated downloads and installs its packages (`conda create -n qc fastqc`,
+    # `mamba env create -f env.yml`), as `install` does.
+    **dict.fromkeys(("conda", "mamba", "micromamba"), _subcommand_installer(
+        spec(), _CONDA_INSTALLS, nested={"env": frozenset({"create", "update"})})),
     "composer": _subcommand_installer(spec("d", ["--working-dir"]), frozenset({"require", "install"})),
     "pacman": pacman,
     # Installing a package file runs its maintainer scripts as root: `dpkg -i x.deb`, `rpm -ivh x.rpm`.

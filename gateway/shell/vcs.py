@@ -12,7 +12,7 @@ from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.generic import note_arguments
 from gateway.shell.invocation import Invocation
 from gateway.shell.options import scan, short_letters, spec
-from gateway.shell.words import Word
+from gateway.shell.words import Word, literal_word
 
 _GLOBAL = spec("Cc", ["--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env",
                       "--exec-path", "--list-cmds", "--attr-source"], stop=True)
@@ -75,6 +75,9 @@ def git(call: Invocation) -> Flow:
             call.run_script(" ".join(w.value for w in commands))  # run in every submodule
     if sub == "config" and (_sets_a_command(rest) or _rewrites_remotes(rest)):
         call.flag(cat.PERSISTENCE)
+    if sub == "config":
+        for written in _config_file_written(rest):
+            call.write(written)  # judged as the write of that file: the user's or the machine's configuration
     if sub == "config" and _sets_header_secret(rest):
         call.flag(cat.EXFILTRATION)
     if any("://" in w.value and "@" in w.value and mentions_secret(w.value) for w in rest[:16]):
@@ -111,6 +114,21 @@ _CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l",
                            "--name-only", "get", "list"})
 # Beyond _COMMAND_SETTINGS: keys whose value git runs only in some commands, or that point git at
 # hooks or more configuration.
+_CONFIG_FILES = {"--global": "~/.gitconfig", "--system": "/etc/gitconfig"}
+
+
+def _config_file_written(rest: list[Word]) -> list[Word]:
+    """The file a `git config` that sets or removes something writes, when it is not the repository's own:
+    `--global` the user's, `--system` the machine's, `--file F` that file."""
+    values = [w.value for w in rest]
+    if any(v in _CONFIG_READS for v in values) or not [v for v in values if not v.startswith("-")]:
+        return []
+    found = [literal_word(path) for option, path in _CONFIG_FILES.items() if option in values]
+    found += [rest[i + 1] for i, v in enumerate(values[:-1]) if v in ("--file", "-f")]
+    found += [literal_word(v.split("=", 1)[1]) for v in values if v.startswith("--file=")]
+    return found
+
+
 _RUNS_LATER = re.compile(r"^(?:core\.hookspath|pager\..+|filter\..+\.(?:clean|smudge|process)|include\.path"
                          r"|includeif\..+\.path|core\.gitproxy|uploadpack\.packobjectshook)$")
 

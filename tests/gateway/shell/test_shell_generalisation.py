@@ -169,7 +169,9 @@ CLEAN = [
     "rabbitmqctl list_queues", "compgen -c | grep git", "cat .wrangler/tmp/bundle.js", "ls .supabase",
     "rsync -a --remove-source-files build/out/ data/raw/", "git lfs migrate info --everything",
     "git lfs track '*.ckpt'",
-    "kill $(pgrep -f 'my_train|my_eval')", "uv run scripts/convert.py", "conda env create -f environment.yml",
+    # (`conda env create -f environment.yml` installs the environment's packages: `package_install`, as `pip install
+    # -r requirements.txt` and every other ecosystem's dependency install are; test_shell_generalisation_t)
+    "kill $(pgrep -f 'my_train|my_eval')", "uv run scripts/convert.py",
     "ls ~/.cache/huggingface/hub", "cat ~/.jupyter/jupyter_server_config.py", "echo 'IEx.configure([])' >> .iex.exs",
     "echo hi > \"$(mktemp -d)/notes.txt\"", "jupyter lab --no-browser",
     "ffmpeg -hide_banner -i clip.mov -vf scale=640:-1 -an out/clip.mp4", "ffmpeg -i clip.mov -f null -",
