@@ -95,6 +95,26 @@ class Cluster:
                         return int(master[1])
         raise AssertionError(f"no node serves {key!r}")
 
+    def move_slot(self, key: str, to_port: int) -> None:
+        """Migrate ``key``'s slot, with every key in it, to the master at ``to_port``, as `redis-cli --cluster
+        reshard` does (IMPORTING/MIGRATING, MIGRATE in batches, then the new owner announced): while it runs,
+        clients get ASK for keys already moved, TRYAGAIN for a script whose keys are split, then MOVED."""
+        source = self.master_of(key)
+        with self.client(source) as src, self.client(to_port) as dst:
+            slot = int(src.execute_command("CLUSTER", "KEYSLOT", key))  # type: ignore[no-untyped-call]
+            src_id, dst_id = self._ask(source, "CLUSTER", "MYID"), self._ask(to_port, "CLUSTER", "MYID")
+            dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", src_id)  # type: ignore[no-untyped-call]
+            src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", dst_id)  # type: ignore[no-untyped-call]
+            while True:
+                keys = src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 10)  # type: ignore[no-untyped-call]
+                if not keys:
+                    break
+                src.execute_command("MIGRATE", "127.0.0.1", to_port, "", 0, 5000,  # type: ignore[no-untyped-call]
+                                    "AUTH", self.password, "KEYS", *keys)
+            for port in [p for p, role in self.roles().items() if role == "master"]:
+                with self.client(port) as c:
+                    c.execute_command("CLUSTER", "SETSLOT", slot, "NODE", dst_id)  # type: ignore[no-untyped-call]
+
     def kill(self, port: int) -> None:
         """kill -9 of the node at ``port``; revived, it starts empty."""
         node = next(n for n in self.nodes if n.port == port)

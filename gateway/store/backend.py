@@ -187,7 +187,7 @@ class Backend:
                         replies = await p.execute()
         except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError) as e:
             raise StoreUnavailable(str(e) or type(e).__name__) from None
-        except AttributeError as e:
+        except (AttributeError, RuntimeError) as e:
             raise _closed_under_us(e) from None
         if acks:
             confirmed = min(int(n) for n in replies[len(commands):])
@@ -213,17 +213,16 @@ class Backend:
                 return await awaitable
         except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError) as e:
             raise StoreUnavailable(str(e) or type(e).__name__) from None
-        except AttributeError as e:
+        except (AttributeError, RuntimeError) as e:
             raise _closed_under_us(e) from None
 
 
-def _closed_under_us(e: AttributeError) -> Exception:
-    """A store failure, when redis-py's connection code raised ``e``: after a cluster node fails, the client
-    reads the slot map again and closes the old node's connections, those other calls are still using
-    included. Such a call then fails on the closed connection (its writer is gone) with an AttributeError
-    instead of a ConnectionError; it was bound for the failed node, so it is a 503 like the others. Any other
-    AttributeError is a fault of ours and stays one."""
+def _closed_under_us(e: Exception) -> Exception:
+    """A store failure, when ``e`` came out of redis-py's connection code: after a cluster node fails, or a slot
+    moves, the client reads the slot map again and may close connections other calls are still using. Such a call
+    then fails on the closed connection (its writer gone: AttributeError; its transport closed: RuntimeError)
+    instead of with a ConnectionError; it is a 503 like the others. Anything else is a fault of ours and stays one."""
     frames = traceback.extract_tb(e.__traceback__)
-    if frames and frames[-1].filename.replace("\\", "/").endswith("redis/asyncio/connection.py"):
+    if any(f.filename.replace("\\", "/").endswith("redis/asyncio/connection.py") for f in frames):
         return StoreUnavailable(f"a connection to the store was closed while in use ({e})")
     return e

@@ -28,7 +28,9 @@ def client(t: topology.Topology, options: dict[str, Any]) -> RedisCluster:
     # answers 503 at once and the next command looks at the slots again. During a failover the gateway answers
     # 503 (the hook denies) until a replica has taken over; MOVED, ASK and TRYAGAIN are still followed.
     return RedisCluster(startup_nodes=[ClusterNode(host, port) for host, port in t.nodes], **t.data_kwargs(),
-                        **options)
+                        # MOVED patches the slot map; never the periodic full re-read on MOVED, which closes every
+                        # node's connections, those in use by other calls included (they would fail mid-call).
+                        reinitialize_steps=0, **options)
 
 
 def first_key(command: tuple[Any, ...]) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,16 +62,22 @@ class Gateway:
         return dict(self.api("GET", f"/approvals/{approval_id}").json())
 
 
+@contextmanager
+def gateway_on(redis_url: str, tmp_path: Path) -> Iterator[Gateway]:
+    env = {"ACTEON_REDIS_URL": redis_url, "ACTEON_ADMIN_KEY": ADMIN_KEY, "ACTEON_STATE_DIR": str(tmp_path / "state")}
+    with gateway_process(env) as url:
+        yield Gateway(url)
+
+
 @pytest.fixture
 def gateway(tmp_path: Path) -> Iterator[Gateway]:
     """A gateway process of its own on a Redis of its own: the queue shows only this test's approvals."""
     redis = RedisServer()
     require("redis-server on PATH", redis.binary is not None)
     redis.start()
-    env = {"ACTEON_REDIS_URL": redis.url, "ACTEON_ADMIN_KEY": ADMIN_KEY, "ACTEON_STATE_DIR": str(tmp_path / "state")}
     try:
-        with gateway_process(env) as url:
-            yield Gateway(url)
+        with gateway_on(redis.url, tmp_path) as gw:
+            yield gw
     finally:
         redis.stop()
 

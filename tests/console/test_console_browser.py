@@ -1,5 +1,5 @@
 """The operator console in a real browser (Debian's chromium, driven by Playwright) against a real gateway
-process on a real Redis: every action a person takes, and what the agent then sees."""
+process on a real Redis, and on a Redis Cluster: every action a person takes, and what the agent then sees."""
 
 from __future__ import annotations
 
@@ -7,11 +7,24 @@ import csv
 import hashlib
 import io
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.console.conftest import Gateway, artifact, sign_in
+from tests.conftest import store_url
+from tests.console.conftest import Gateway, artifact, gateway_on, sign_in
+
+
+@pytest.fixture(params=["redis", "cluster"])
+def gateway(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Gateway]:
+    """A gateway process of its own on one Redis or on the cluster, emptied first: the queue shows only this test's
+    approvals."""
+    url = store_url(str(request.param), request)
+    assert url is not None
+    with gateway_on(url, tmp_path) as gw:
+        yield gw
 
 
 def _pending(gateway: Gateway, run_id: str, command: str, agent: str = "agent-1") -> str:

@@ -28,12 +28,34 @@ def test_a_connection_closed_while_in_use_is_a_store_failure() -> None:
     asyncio.run(main())
 
 
+def test_a_transport_closed_under_a_call_is_a_store_failure() -> None:
+    """A slot moved or a node failed and the client closed the connection's transport while a call was sending."""
+
+    class ClosedTransport:
+        def writelines(self, _data: object) -> None:
+            raise RuntimeError("unable to perform operation on <TCPTransport closed=True>; the handler is closed")
+
+    closing = Connection()
+    closing._writer = ClosedTransport()  # type: ignore[assignment]
+
+    async def main() -> None:
+        with pytest.raises(StoreUnavailable, match="closed while in use"):
+            await _backend().call(closing._send_packed_command([b"PING\r\n"]))
+
+    asyncio.run(main())
+
+
 def test_an_attribute_error_of_our_own_stays_a_fault() -> None:
     async def ours() -> None:
         raise AttributeError("a bug of ours")
 
+    async def also_ours() -> None:
+        raise RuntimeError("another bug of ours")
+
     async def main() -> None:
         with pytest.raises(AttributeError, match="a bug of ours"):
             await _backend().call(ours())
+        with pytest.raises(RuntimeError, match="another bug of ours"):
+            await _backend().call(also_ours())
 
     asyncio.run(main())

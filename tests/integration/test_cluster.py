@@ -4,6 +4,7 @@ open node is refused like an open Redis; the banner, the health route and the sh
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,11 +17,12 @@ from gateway.store import nodes
 from gateway.store.guard import OpenStore, check_requires_auth, refuse_open_store, store_endpoints
 from gateway.store.topology import parse
 from tests.redis_cluster import Cluster, running
-from tests.support import RedisServer, gateway_process, require
+from tests.support import RedisServer, free_port, gateway_process, require
 
 pytestmark = pytest.mark.redis
 ADMIN_KEY = "cluster-admin-key"
 ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
+ALLOW_ALL = "rules:\n  - {name: all, priority: 1, action: allow}\n"
 APPROVE_PUSH = "rules:\n  - {name: approve-push, priority: 1, action: request_approval, when: {tool: Bash}}\n"
 
 
@@ -65,6 +67,70 @@ def test_decisions_and_approvals_on_every_master(cluster: Cluster, gateway: str)
         assert len(masters) == 3
 
 
+def test_a_run_moved_to_another_master_mid_load_keeps_exact_counts(cluster: Cluster, gateway: str) -> None:
+    """The run's slot migrates while 8 clients dispatch: the client follows ASK, TRYAGAIN and MOVED on its own.
+    Every call is answered (a 503 at worst while a script's keys are split between the masters), and the quota,
+    the stats and the audit count the calls that were executed — and at most the 503s besides: a call that timed
+    out after its script ran on a master was decided, though its answer was lost (the agent was refused)."""
+    with httpx.Client(base_url=gateway, headers=ADMIN, timeout=10) as c:
+        r = c.post("/v1/runs", json={"run_id": "moving", "rules": ALLOW_ALL,
+                                     "quota": {"max_actions": 1_000_000, "window_s": 3600}})
+        key = r.json()["agent_key"]
+    run_key = "acteon:{moving}:run"
+    source = cluster.master_of(run_key)
+    target = next(p for p, role in cluster.roles().items() if role == "master" and p != source)
+    answers: list[tuple[int, str]] = []
+
+    async def main() -> None:
+        moved, started = asyncio.Event(), asyncio.Event()
+
+        async def client(i: int) -> None:
+            async with httpx.AsyncClient(base_url=gateway, headers={"Authorization": f"Bearer {key}"},
+                                         timeout=10) as a:
+                n, after = 0, 0
+                while after < 40:
+                    body = {"run_id": "moving", "agent_id": f"a{i}", "provider": "claude-code", "tool": "Bash",
+                            "input": {"command": f"echo {n}"}, "cwd": "/w"}
+                    r = await a.post("/v1/dispatch", json=body)
+                    answers.append((r.status_code, r.json().get("outcome", "") if r.status_code == 200 else ""))
+                    if len(answers) >= 200:
+                        started.set()  # a count, not a duration: the move starts under load
+                    n += 1
+                    after += moved.is_set()
+
+        async def mover() -> None:
+            await started.wait()
+            await asyncio.to_thread(cluster.move_slot, run_key, target)
+            moved.set()
+
+        await asyncio.gather(mover(), *(client(i) for i in range(8)))
+
+    asyncio.run(main())
+    assert cluster.master_of(run_key) == target
+    assert {status for status, _ in answers} <= {200, 503}
+    executed = sum(1 for status, outcome in answers if status == 200 and outcome == "executed")
+    unanswered = sum(1 for status, _ in answers if status == 503)
+    with httpx.Client(base_url=gateway, headers=ADMIN, timeout=10) as c:
+        used = c.get("/v1/runs/moving").json()["quota"]["used"]
+        counted = c.get("/v1/runs/moving/stats").json()["executed"]
+    with cluster.client(target) as t:
+        audited = t.xlen("acteon:{moving}:audit")
+    for kept in (used, counted, audited):
+        assert executed <= kept <= executed + unanswered
+    print(f"\n{len(answers)} answers across the move, {sum(s == 503 for s, _ in answers)} of them 503")
+
+
+def test_scripts_flushed_from_every_node_are_loaded_again(cluster: Cluster, gateway: str) -> None:
+    for port, role in cluster.roles().items():
+        if role == "master":
+            with cluster.client(port) as c:
+                c.script_flush()
+    body = {"run_id": "default", "agent_id": "a", "provider": "claude-code", "tool": "Bash",
+            "input": {"command": "ls"}, "cwd": "/w"}
+    with httpx.Client(base_url=gateway, timeout=10) as c:
+        assert c.post("/v1/dispatch", json=body, headers=ADMIN).json()["outcome"] == "executed"
+
+
 def _replica_of(cluster: Cluster, master_port: int) -> int:
     with cluster.client(master_port) as c:
         info = c.info("replication")
@@ -91,7 +157,8 @@ def test_the_guard_banner_and_shell_analysis_see_every_node(cluster: Cluster, tm
 
 def test_an_open_cluster_node_is_refused() -> None:
     """Through a node without a password anyone could rewrite the store or take over slots."""
-    node = RedisServer(password=None, extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"))
+    node = RedisServer(password=None, extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                                             "--cluster-port", str(free_port())))  # not port + 10000: may be past 65535
     require("redis-server on PATH", node.binary is not None and shutil.which("redis-cli") is not None)
     node.start()
     try:
