@@ -18,6 +18,7 @@ of this: they depend on traffic, not on the call.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections import defaultdict
@@ -139,6 +140,24 @@ class Workspace:
         return sorted({p[len(prefix):].split("/", 1)[0] for p in self.files if p.startswith(prefix)})
 
 
+def _with_written(facts: Any, workdir: str, ws: Workspace) -> Any:
+    """As the gateway does (gateway/dispatch.py): files the command writes with text it spells out are judged by
+    that text, and they exist, with it, for the calls after it."""
+    texts = getattr(facts, "written_texts", ())
+    if not texts:
+        return facts
+    for path, text in texts:
+        ws.files[path] = text
+    try:
+        from gateway.runnable import CARRIED, shell_written
+    except ImportError:  # a checkout older than this judgement
+        return facts
+    found, equivalents = shell_written(texts)
+    for command, files in equivalents:
+        found |= set(command_facts(command, workdir, HOME, (), files).categories) & CARRIED
+    return dataclasses.replace(facts, categories=tuple(sorted(found.union(facts.categories))))
+
+
 def decide(entries: list[Entry]) -> None:
     pack = load_dir(ROOT / "rules")
     try:  # what the gateway judges beyond the call itself (absent from a checkout older than it)
@@ -164,6 +183,7 @@ def decide(entries: list[Entry]) -> None:
                         files = tuple((p, fetched_mark if p in ws.fetched else t) for p, t in files)
                     facts = command_facts(command, workdir, HOME, (), files)
                     ws.downloaded(getattr(facts, "fetched", ()))
+                    facts = _with_written(facts, workdir or CWD, ws)
                 else:
                     facts = command_facts(command, workdir, HOME, ())
             elif TOOL_ACTIONS.get(tool) == c.WRITE_FILE and write_equivalent is not None:

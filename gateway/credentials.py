@@ -185,7 +185,7 @@ _SECRET_SEGMENTS = tuple(
 # A file named for the secret it holds, wherever it is (`/etc/restic/password`, `/run/secrets/db_password`,
 # `~/.config/x/auth.token`, `deploy/vault.passphrase`) — unless it is source code (`src/auth/token.ts`).
 _NAMED_FOR_A_SECRET = re.compile(
-    r"(?i)(?:^|.*[._-])(?:password|passphrase|passwd|token|secret|api[_-]?key|apikey|credentials?)"
+    r"(?i)(?:^|.*[._-])(?:password|passphrase|passwd|token|secret|api[_-]?key|apikey|credentials?|creds?)"
     r"(?:\.(?:txt|conf|cfg|json|ya?ml|toml|ini|env|key|b64|exs|properties))?")  # Phoenix: config/prod.secret.exs
 _SYSTEM_SECRET_TREES = ("/run/secrets", "/var/run/secrets", "/var/lib/tailscale", "/etc/wireguard", "/etc/ssl/private",
                         "/var/lib/docker/swarm", "/etc/restic", "/etc/borgmatic", "/var/lib/nomad/server",

@@ -6,7 +6,7 @@ import os
 import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from acteon_core import contract as c
@@ -28,7 +28,7 @@ from gateway.paths import agent_home
 from gateway.policy import Policy
 from gateway.rules.engine import Evaluation, evaluate, rewrite_input
 from gateway.rules.model import Rule
-from gateway.runnable import patch_equivalents, write_equivalent
+from gateway.runnable import CARRIED, patch_equivalents, shell_written, write_equivalent
 from gateway.scope import RULE as SCOPE_RULE
 from gateway.scope import Binding, violation
 from gateway.shell.analysis import FETCHED, Attached
@@ -66,6 +66,15 @@ class Dispatcher:
         if self.analyzer is not None:
             return await self.analyzer.afacts(command, workdir, home, self.secret_paths, files)
         return cached_command_facts(command, workdir, home, self.secret_paths, files)
+
+    async def _with_written(self, facts: Facts, workdir: str | None, home: str) -> Facts:
+        """The command's facts, with what the files it writes out in full will do (``runnable.shell_written``)."""
+        found, equivalents = shell_written(facts.written_texts)
+        for command, files in equivalents:
+            found |= set((await self._facts(command, workdir, home, files)).categories) & CARRIED
+        if found <= set(facts.categories):
+            return facts
+        return replace(facts, categories=tuple(sorted(found.union(facts.categories))))
 
     async def dispatch(self, req: DispatchRequest, *, dry_run: bool, binding: Binding | None = None) -> dict[str, Any]:
         """Decide one call; returns the answer (the shape of ``DispatchResponse``, None fields left out).
@@ -152,8 +161,9 @@ class Dispatcher:
                 written, fetched = await provenance(self.backend, req.run_id, [p for p, _ in files])
                 files = tuple((p, FETCHED if p in fetched else t) for p, t in files
                               if p in fetched or (p in written and t != BINARY))
-            if self.analyzer is not None or files:
-                shell_facts = await self._facts(command, workdir, home, files)
+            shell_facts = await self._facts(command, workdir, home, files)
+            if shell_facts.written_texts:
+                shell_facts = await self._with_written(shell_facts, workdir, home)
         elif is_write_tool(req.tool):
             # One file for a Write or Edit; each file a patch adds lines to for an apply_patch.
             single = write_equivalent(req.input, req.cwd, home)

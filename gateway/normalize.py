@@ -56,6 +56,9 @@ class Facts:
     git_dirs: tuple[str, ...] = ()
     # Which of ``writes`` hold bytes from the network: a later command that runs one runs downloaded code.
     fetched: tuple[str, ...] = ()
+    # (path, text) of the files among ``writes`` the command fills with text it spells out (a here-document):
+    # judged by their content as an editor's writes are (gateway/dispatch.py).
+    written_texts: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
 
 _LIST_FIELDS = {
@@ -236,6 +239,7 @@ def command_facts(command: str, workdir: str | None, home: str, secret_paths: tu
         writes=a.writes,
         git_dirs=a.git_dirs,
         fetched=tuple(p for p in a.fetched if p in a.writes),
+        written_texts=tuple((p, t) for p, t in a.written_texts if p in a.writes),
     )
 
 

@@ -140,6 +140,19 @@ def patch_equivalents(input: Mapping[str, Any], cwd: str | None, home: str) -> l
 MAX_JUDGED = 16
 
 
+def shell_written(texts: tuple[tuple[str, str], ...]) -> tuple[set[str], list[tuple[str, Attached]]]:
+    """A shell command's writes of text it spells out (`cat > Makefile <<'EOF'`), judged as an editor's writes of
+    that text are: the categories the text alone shows, and the command standing for running each file."""
+    found: set[str] = set()
+    equivalents: list[tuple[str, Attached]] = []
+    for path, text in texts[:MAX_JUDGED]:
+        found |= content_categories(path, text)
+        equivalent = run_equivalent(path, text)
+        if equivalent is not None:
+            equivalents.append(equivalent)
+    return found, equivalents
+
+
 def is_ci_definition(path: str, text: str = "") -> bool:
     name = posixpath.basename(path)
     # GitLab's included files (`x.gitlab-ci.yml`), Jenkinsfiles by any suffix (`Jenkinsfile.debug`, `x.Jenkinsfile`)

@@ -50,16 +50,17 @@ def facts_to_wire(f: Facts) -> bytes:
     return orjson.dumps([
         f.target, f.paths, f.path_classes, f.hosts, f.categories, f.executables, f.commands,
         [[p.path, p.path_class, p.contains_workspace] for p in f.path_facts], f.limit, f.writes, f.git_dirs,
-        f.fetched,
+        f.fetched, f.written_texts,
     ])
 
 
 def facts_from_wire(body: bytes) -> Facts:
     (target, paths, classes, hosts, categories, executables, commands, path_facts, limit, writes,
-     git_dirs, fetched) = orjson.loads(body)
+     git_dirs, fetched, written_texts) = orjson.loads(body)
     return Facts(
         target=target, paths=tuple(paths), path_classes=tuple(classes), hosts=tuple(hosts),
         categories=tuple(categories), executables=tuple(executables), commands=tuple(commands),
         path_facts=tuple(PathFact(p, c, bool(w)) for p, c, w in path_facts), limit=limit,
         writes=tuple(writes), git_dirs=tuple(git_dirs), fetched=tuple(fetched),
+        written_texts=tuple((str(p), str(t)) for p, t in written_texts),
     )

@@ -25,6 +25,7 @@ class ShellAnalysis:
     writes: tuple[str, ...] = ()  # paths written or deleted ("?": somewhere the analysis cannot tell)
     git_dirs: tuple[str, ...] = ()  # where git commands work ("?": somewhere the analysis cannot tell)
     fetched: tuple[str, ...] = ()  # files written with bytes from the network (`curl -o x.sh URL`)
+    written_texts: tuple[tuple[str, str], ...] = ()  # (path, text) of files written with text the command spells out
 
 
 # Local files the command may run, with their text as the command hook read them (None: too large to be
@@ -100,6 +101,7 @@ def _result(facts: Collector) -> ShellAnalysis:
         writes=facts.writes,
         git_dirs=facts.git_dirs,
         fetched=facts.fetched,
+        written_texts=facts.written_texts,
     )
 
 

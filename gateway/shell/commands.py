@@ -284,9 +284,13 @@ def checks_handoff(handler: Handler) -> bool:
     return handler.__module__ not in _DATA_MODULES and handler is not no_effect
 
 
+def program_name(name: str) -> str:
+    """`sqlcmd.exe`, `schtasks.exe`, `rm.exe` from WSL or Git Bash: the same program, judged by its name."""
+    return name[:-4] if name[-4:].lower() == ".exe" and len(name) > 4 else name
+
+
 def handler_for(name: str) -> Handler:
-    if name[-4:].lower() == ".exe" and len(name) > 4:
-        name = name[:-4]  # `schtasks.exe`, `rm.exe` from WSL or Git Bash: the same program
+    name = program_name(name)
     handler = HANDLERS.get(name) or _RESOLVED.get(name)
     if handler is not None:
         return handler

@@ -44,6 +44,8 @@ NETWORK_STREAM = "net_stream"  # a raw network connection (nc, telnet, socat, op
 _EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`|\$\w+")
 
 
+_MAX_TEXTS, _MAX_TEXT = 16, 1 << 16  # files whose written text is kept, and how much of each
+
 # A directory computed from Python's own site configuration: a `.pth` file there runs at every Python start.
 _SITE_DIR = re.compile(r"getusersitepackages|getsitepackages|--user-site|USER_SITE|purelib|platlib|site-packages")
 
@@ -51,8 +53,8 @@ class Collector:
     """Mutable collector for one ``analyze`` call."""
 
     __slots__ = ("_commands", "_executables", "_facts", "_fetched", "_git_dirs", "_hosts", "_paths", "_secrets",
-                 "_writes", "budget", "categories", "commands_left", "home", "limit", "loop_budget", "nesting",
-                 "nodes_left", "parsed", "roles", "secret_extra", "store_endpoints", "workspace")
+                 "_texts", "_writes", "budget", "categories", "commands_left", "home", "limit", "loop_budget",
+                 "nesting", "nodes_left", "parsed", "roles", "secret_extra", "store_endpoints", "workspace")
 
     def __init__(self, workspace: str | None, home: str, secret_extra: tuple[str, ...]) -> None:
         self.workspace = workspace
@@ -80,6 +82,9 @@ class Collector:
         # Files the command fills with bytes from the network: the gateway remembers them for the run, so a
         # later command that runs one is running downloaded code (gateway/dispatch.py).
         self._fetched: dict[str, None] = {}
+        # What the command puts in files whose text it spells out (`cat > Makefile <<'EOF'`, `echo … > x.json`): a
+        # write of a file that runs later is judged by its content, as an editor's write is (gateway/dispatch.py).
+        self._texts: dict[str, str] = {}
         # The same path is usually looked at several times (locate, record, classify); memoize.
         self._facts: dict[str, PathFact] = {}
         self._secrets: dict[str, bool] = {}
@@ -154,6 +159,10 @@ class Collector:
     def fetched(self) -> tuple[str, ...]:
         return tuple(self._fetched)
 
+    @property
+    def written_texts(self) -> tuple[tuple[str, str], ...]:
+        return tuple(self._texts.items())
+
     def keeps(self, scope: Scope, path: str, flow: Flow) -> None:
         """``path`` now holds ``flow`` (`curl -o x.sh URL`, `… > x.sh`, `tee x.sh`): running it later in the line
         runs what went in, and downloaded bytes stay downloaded for the rest of the run."""
@@ -164,6 +173,10 @@ class Collector:
             self._fetched[path] = None
         else:
             self._fetched.pop(path, None)
+        if flow.script is not None and (path in self._texts or len(self._texts) < _MAX_TEXTS):
+            self._texts[path] = flow.script[:_MAX_TEXT]
+        else:
+            self._texts.pop(path, None)  # written again with what the analysis cannot read
 
     def writes_somewhere(self, path: str | None) -> None:
         """A write or delete at ``path`` (None: at a place the analysis cannot determine)."""

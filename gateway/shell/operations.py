@@ -209,8 +209,9 @@ def _pkill(call: Invocation) -> str | None:
 
 def _daemon_name(name: str, full_command_line: bool) -> bool:
     """A system service by its name's shape: `*daemon*`, or an exact process name ending in `d` the Unix way
-    (`smbd`, `winbindd`, `cupsd`, `bluetoothd`) — not a pattern matched against command lines (`pkill -f build`)."""
-    return "daemon" in name or (not full_command_line and re.fullmatch(r"[a-z][a-z0-9_.-]{2,30}d", name) is not None)
+    (`smbd`, `winbindd`, `cupsd`, `bluetoothd`, Perforce's `p4d`) — not a pattern matched against command lines
+    (`pkill -f build`)."""
+    return "daemon" in name or (not full_command_line and re.fullmatch(r"[a-z][a-z0-9_.-]{1,30}d", name) is not None)
 
 
 # -- credentials and runners ---------------------------------------------------------------------------

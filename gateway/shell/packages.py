@@ -126,6 +126,10 @@ HANDLERS: dict[str, Handler] = {
     "zypper": _subcommand_installer(spec(), _SYSTEM_INSTALLS),
     "apk": _subcommand_installer(spec("pX", ["--root", "--repository"]), frozenset({"add"})),
     "brew": _subcommand_installer(spec(), frozenset({"install", "reinstall"})),
+    # Windows' package managers
+    "choco": _subcommand_installer(spec(), frozenset({"install", "upgrade"})),
+    "winget": _subcommand_installer(spec(), frozenset({"install", "upgrade", "import"})),
+    "scoop": _subcommand_installer(spec(), frozenset({"install", "update"})),
     "port": _subcommand_installer(spec(), frozenset({"install"})),
     "snap": _subcommand_installer(spec(), frozenset({"install"})),
     "gem": _subcommand_installer(spec(), frozenset({"install"})),

@@ -16,7 +16,7 @@ from tree_sitter import Node
 from gateway.shell import categories as cat
 from gateway.shell import exhaustion, fields, foreign, handoff, lexicon, servers, variables
 from gateway.shell.clis import tables
-from gateway.shell.commands import checks_handoff, handler_for
+from gateway.shell.commands import checks_handoff, handler_for, program_name
 from gateway.shell.facts import NETWORK_STREAM, SHELL_READS_STDIN, Collector
 from gateway.shell.flow import EMPTY, ENVIRONMENT, OPAQUE, Flow, Scope
 from gateway.shell.generic import BASH_LIKE_SHELLS, default_handler, shebang
@@ -131,6 +131,7 @@ class Walker:
                 name = scope.renamed[path]  # `cp /bin/rm ./x; ./x -rf /`: judged as rm
         elif name in scope.renamed:
             name = scope.renamed[name]
+        name = program_name(name)
         facts.executable(name)
         handler = handler_for(name)
         call = Invocation(name, argv[1:], scope, stdin, depth, facts, self)
@@ -492,8 +493,6 @@ def _with_environment(scope: Scope, assignments: list[tuple[str, Word]]) -> Scop
         else:
             inner.vars.pop(name, None)
     return inner
-
-
 
 
 def _render(argv: list[Word]) -> str:
