@@ -23,6 +23,7 @@ from redis.asyncio.connection import Connection
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel, SentinelManagedConnection, SentinelManagedSSLConnection
 from redis.backoff import NoBackoff
+from redis.exceptions import AskError, ClusterError, SlotNotCoveredError, TryAgainError
 from redis.maint_notifications import MaintNotificationsConfig
 
 from gateway.errors import NotReplicated, StoreUnavailable
@@ -32,6 +33,9 @@ Clock = Callable[[], int]  # milliseconds; tests inject one, production uses Red
 
 
 Command = tuple[Any, ...]  # one Redis command's words, for :meth:`Backend.durable`
+# A cluster between two states: a slot moving (ASK, TRYAGAIN past the client's own retries, its redirections
+# exhausted) or not served while a replica takes over. The call is answered 503 and the next one looks again.
+_CLUSTER_UNSETTLED = (ClusterError, TryAgainError, AskError, SlotNotCoveredError)
 
 
 def load_script(name: str) -> str:
@@ -185,7 +189,7 @@ class Backend:
                         if acks:
                             p.wait(acks, self.replica_wait_ms)
                         replies = await p.execute()
-        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError) as e:
+        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError, *_CLUSTER_UNSETTLED) as e:
             raise StoreUnavailable(str(e) or type(e).__name__) from None
         except (AttributeError, RuntimeError) as e:
             raise _closed_under_us(e) from None
@@ -211,7 +215,7 @@ class Backend:
         try:
             async with asyncio.timeout(self.timeout_s):
                 return await awaitable
-        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError) as e:
+        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError, *_CLUSTER_UNSETTLED) as e:
             raise StoreUnavailable(str(e) or type(e).__name__) from None
         except (AttributeError, RuntimeError) as e:
             raise _closed_under_us(e) from None

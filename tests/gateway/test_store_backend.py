@@ -7,6 +7,7 @@ import asyncio
 import fakeredis
 import pytest
 from redis.asyncio.connection import Connection
+from redis.exceptions import ClusterDownError, ClusterError, SlotNotCoveredError, TryAgainError
 
 from gateway.errors import StoreUnavailable
 from gateway.store.backend import Backend
@@ -41,6 +42,21 @@ def test_a_transport_closed_under_a_call_is_a_store_failure() -> None:
     async def main() -> None:
         with pytest.raises(StoreUnavailable, match="closed while in use"):
             await _backend().call(closing._send_packed_command([b"PING\r\n"]))
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("error", [ClusterError("TTL exhausted."), TryAgainError("TRYAGAIN"),
+                                   SlotNotCoveredError('Slot "7" is not covered by the cluster.'),
+                                   ClusterDownError("CLUSTERDOWN The cluster is down")])
+def test_a_cluster_between_two_states_is_a_store_failure(error: Exception) -> None:
+    """A slot moving (redirections or TRYAGAIN past the client's own retries) or a master being replaced: 503."""
+    async def unsettled() -> None:
+        raise error
+
+    async def main() -> None:
+        with pytest.raises(StoreUnavailable):
+            await _backend().call(unsettled())
 
     asyncio.run(main())
 

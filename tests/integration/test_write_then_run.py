@@ -136,11 +136,18 @@ def test_the_same_file_with_everyday_work_runs(gateway, tmp_path: Path, form: Fo
 
 
 def test_a_script_written_by_the_shell_is_judged_when_run(gateway, tmp_path: Path) -> None:
-    """No Write tool involved: the shell writes the file, so only the run can judge it (attached by the hook)."""
+    """No Write tool involved. A script the shell spells out is judged as it is written, as the editor's write of
+    it would be; one whose text the command line does not show (copied from a template) is judged when it runs,
+    by the file the hook attaches."""
     home = tmp_path / "home"
     workspace = home / "work" / "proj"
     workspace.mkdir(parents=True)
-    write = f"mkdir -p scripts && printf '%s\\n' '{HARM}' > scripts/x.sh"
+    spelled = f"mkdir -p scripts && printf '%s\\n' '{HARM}' > scripts/x.sh"
+    allowed, reason = ask(gateway, home, workspace, "Bash", {"command": spelled})
+    assert not allowed and "destructive" in reason
+    (workspace / "templates").mkdir()
+    (workspace / "templates" / "x.tpl").write_text(HARM + "\n")
+    write = "mkdir -p scripts && cp templates/x.tpl scripts/x.sh"
     allowed, _ = ask(gateway, home, workspace, "Bash", {"command": write})
     assert allowed
     subprocess.run(["bash", "-c", write], cwd=workspace, check=True)  # as the CLI would, once allowed
