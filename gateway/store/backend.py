@@ -8,9 +8,10 @@ Timeouts are short and bounded on purpose: when Redis is gone the gateway must a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -178,7 +179,7 @@ class Backend:
         connection: one pipeline on one Redis (or Sentinel's master), one per node a cluster spreads them
         over. A master replaced in between breaks that connection, which is an error, never a false yes."""
         acks = await self._acks()
-        try:
+        with _store_failures():
             async with asyncio.timeout(self.timeout_s + (self.replica_wait_ms / 1000 if acks else 0)):
                 if isinstance(self.redis, RedisCluster):
                     replies = await cluster.pipeline(self.redis, commands, acks, self.replica_wait_ms)
@@ -189,10 +190,6 @@ class Backend:
                         if acks:
                             p.wait(acks, self.replica_wait_ms)
                         replies = await p.execute()
-        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError, *_CLUSTER_UNSETTLED) as e:
-            raise StoreUnavailable(str(e) or type(e).__name__) from None
-        except (AttributeError, RuntimeError) as e:
-            raise _closed_under_us(e) from None
         if acks:
             confirmed = min(int(n) for n in replies[len(commands):])
             if confirmed < acks:
@@ -212,13 +209,20 @@ class Backend:
 
     async def call(self, awaitable: Any) -> Any:
         """Await a Redis call, turning connection trouble into :class:`StoreUnavailable`."""
-        try:
+        with _store_failures():
             async with asyncio.timeout(self.timeout_s):
                 return await awaitable
-        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError, *_CLUSTER_UNSETTLED) as e:
-            raise StoreUnavailable(str(e) or type(e).__name__) from None
-        except (AttributeError, RuntimeError) as e:
-            raise _closed_under_us(e) from None
+
+
+@contextlib.contextmanager
+def _store_failures() -> Iterator[None]:
+    """Connection trouble, a timeout or a cluster between two states, as :class:`StoreUnavailable` (a 503)."""
+    try:
+        yield
+    except (aioredis.ConnectionError, aioredis.TimeoutError, OSError, TimeoutError, *_CLUSTER_UNSETTLED) as e:
+        raise StoreUnavailable(str(e) or type(e).__name__) from None
+    except (AttributeError, RuntimeError) as e:
+        raise _closed_under_us(e) from None
 
 
 def _closed_under_us(e: Exception) -> Exception:
