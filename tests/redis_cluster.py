@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import redis
 
-from tests.support import RedisServer, free_port, require, wait_until
+from tests.support import RedisServer, require, wait_until
 
 
 class Cluster:
@@ -21,9 +21,7 @@ class Cluster:
     def __init__(self, *, masters: int = 3, node_timeout_ms: int = 1000) -> None:
         self.password = secrets.token_hex(12)
         # masterauth on every node: a replica (and a master that comes back as one) syncs with a password.
-        # The bus port is chosen too: by default it is the port + 10000, which may be taken or past 65535.
-        self.nodes = [RedisServer(password=self.password, extra=(
-            "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-port", str(free_port()),
+        self.nodes = [RedisServer(password=self.password, cluster=True, extra=(
             "--cluster-node-timeout", str(node_timeout_ms), "--masterauth", self.password))
             for _ in range(masters * 2)]
         self.masters = masters

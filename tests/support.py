@@ -72,6 +72,10 @@ def tls_options(cert: str, key: str) -> tuple[str, ...]:
             "--tls-replication", "yes")
 
 
+class _Exited(Exception):
+    """redis-server stopped before it answered (its port was taken, most often)."""
+
+
 class RedisServer:
     """A throw-away redis-server on a free loopback port; can be stopped and started again.
 
@@ -79,9 +83,16 @@ class RedisServer:
     starts an open one, for the test that proves that refusal."""
 
     def __init__(self, port: int | None = None, password: str | None = "", extra: tuple[str, ...] = (),
-                 tls: tuple[str, str] | None = None) -> None:
+                 tls: tuple[str, str] | None = None, cluster: bool = False) -> None:
         self.binary = shutil.which("redis-server")
         self.port = port or free_port()
+        # A port we chose may be taken between free_port() and the bind (by any process's outgoing connection:
+        # both come from the ephemeral range); then the first start moves to new ports. A port given, or one
+        # a server already served on, is kept: tests restart a server where clients expect it.
+        self.movable = port is None
+        # A cluster node's bus port is chosen too: by default it is the port + 10000, which may be taken or
+        # past 65535.
+        self.bus_port = free_port() if cluster else 0
         self.password = secrets.token_hex(12) if password == "" else password
         self.extra = extra  # more redis-server options (a replica's --replicaof and --masterauth)
         self.tls = tls  # (certificate, key): TLS only, on the same port
@@ -94,22 +105,47 @@ class RedisServer:
         return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> RedisServer:
+        for attempt in range(3):
+            try:
+                self._start_once()
+                self.movable = False
+                return self
+            except _Exited as exited:
+                if not self.movable or attempt == 2:
+                    raise TimeoutError(f"redis-server on port {self.port} exited at start: {exited}") from None
+                self.port = free_port()
+                self.bus_port = free_port() if self.bus_port else 0
+        raise AssertionError("unreachable")
+
+    def _start_once(self) -> None:
         assert self.binary
         # Its own empty directory each start: a replica's full sync writes dump.rdb there, and a Redis loads
         # any dump.rdb it finds at start (in the working directory, it would reach the next test's server).
         self.dir = tempfile.mkdtemp(prefix="acteon-redis-")
+        log = Path(self.dir) / "redis.log"
+        bus = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+               "--cluster-port", str(self.bus_port)) if self.bus_port else ()
         self.proc = subprocess.Popen(
             [self.binary, *(("--port", "0", "--tls-port", str(self.port), *tls_options(*self.tls)) if self.tls
                             else ("--port", str(self.port))),
              "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              "--dir", self.dir, "--repl-diskless-sync-delay", "0",  # a replica's first sync at once
-             "--protected-mode", "yes", "--loglevel", "warning",
-             *(["--requirepass", self.password] if self.password else []), *self.extra],
+             "--protected-mode", "yes", "--loglevel", "warning", "--logfile", str(log),
+             *(["--requirepass", self.password] if self.password else []), *bus, *self.extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         ca = self.tls[0] if self.tls else None
-        wait_until(lambda: _redis_up(self.port, self.password, ca), what="redis-server")
-        return self
+        proc = self.proc
+
+        def up() -> bool:
+            if proc.poll() is not None:  # it will never answer: say why now, not after the timeout
+                why = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
+                self.proc = None
+                shutil.rmtree(self.dir, ignore_errors=True)
+                raise _Exited(why[0] if why else f"exit status {proc.returncode}")
+            return _redis_up(self.port, self.password, ca)
+
+        wait_until(up, what="redis-server")
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:

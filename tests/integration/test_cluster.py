@@ -17,7 +17,7 @@ from gateway.store import nodes
 from gateway.store.guard import OpenStore, check_requires_auth, refuse_open_store, store_endpoints
 from gateway.store.topology import parse
 from tests.redis_cluster import Cluster, running
-from tests.support import RedisServer, free_port, gateway_process, require
+from tests.support import RedisServer, gateway_process, require
 
 pytestmark = pytest.mark.redis
 ADMIN_KEY = "cluster-admin-key"
@@ -157,8 +157,7 @@ def test_the_guard_banner_and_shell_analysis_see_every_node(cluster: Cluster, tm
 
 def test_an_open_cluster_node_is_refused() -> None:
     """Through a node without a password anyone could rewrite the store or take over slots."""
-    node = RedisServer(password=None, extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                                             "--cluster-port", str(free_port())))  # not port + 10000: may be past 65535
+    node = RedisServer(password=None, cluster=True)
     require("redis-server on PATH", node.binary is not None and shutil.which("redis-cli") is not None)
     node.start()
     try:
