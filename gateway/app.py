@@ -57,7 +57,7 @@ def create_app(
     state.notifier.on_approval.append(hub.approval_changed)
     if state.webhooks.config is not None:
         hub.on_new_approval.append(state.webhooks.approval_created)
-    app = FastAPI(
+    app = _Gateway(
         title="acteon-swarm gateway",
         version=c.VERSION,
         description="Every agent tool call is sent here before it runs; rules decide.",
@@ -71,6 +71,13 @@ def create_app(
     console.install(app, hub)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     return app
+
+
+class _Gateway(FastAPI):
+    """The app, with a fault that was answered kept from closing the connection (error_handlers.KeepConnection)."""
+
+    def build_middleware_stack(self) -> Any:
+        return error_handlers.KeepConnection(super().build_middleware_stack())
 
 
 def _state(settings: Settings, *, clock: Clock | None, redis: Redis | None,

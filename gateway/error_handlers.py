@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from acteon_core import contract as c
 from gateway import console
@@ -75,3 +76,34 @@ def install(app: FastAPI, metrics: Metrics) -> None:
     async def _unexpected(_r: Request, exc: Exception) -> JSONResponse:
         log.error("unexpected error: %s: %s", type(exc).__name__, exc)
         return error_response(500, "internal", "internal error")
+
+
+class KeepConnection:
+    """Outermost layer: a fault already answered (the 500 above) ends here.
+
+    Starlette's last-resort layer sends the 500 and then raises the fault again, for the server to log; uvicorn
+    then closes the connection, and a client that sends its next request on that pooled connection gets no
+    answer at all. The fault was logged when it was answered, so once the whole answer is out there is nothing
+    left to do with it. A fault before or during the answer still reaches the server, which closes the
+    connection: half an answer must not look like a whole one."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        answered = False
+
+        async def watched(message: Message) -> None:
+            nonlocal answered
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                answered = True
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:
+            if not answered:
+                raise

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from tests.conftest import ADMIN, call
+from tests.support import free_port, wait_until
 
 
 def _err(r):  # type: ignore[no-untyped-def]
@@ -90,3 +93,67 @@ def test_bad_approval_ids_are_404(client) -> None:
 def test_bad_quota_is_422(client) -> None:
     r = client.post("/v1/runs", json={"run_id": "q", "quota": {"max_actions": 0, "window_s": 1}}, headers=ADMIN)
     assert r.status_code == 422 and "max_actions" in _err(r)["message"]
+
+
+def _serve(app, port: int):  # type: ignore[no-untyped-def]
+    import threading
+
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical",
+                                           access_log=False))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    wait_until(lambda: server.started, what="uvicorn")
+    return server, thread
+
+
+def _answer(sock: socket.socket) -> bytes:
+    """One whole HTTP/1.1 answer (headers and a Content-Length body), or what came before the peer closed."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length"))
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
+def test_a_fault_is_a_json_500_and_the_connection_stays_usable(tmp_path) -> None:
+    """An unexpected fault is answered 500 in the error shape, without a trace, and the client's pooled
+    connection still answers the next request: a hook must never be left without an answer."""
+    from gateway.app import create_app
+    from gateway.config import Settings
+
+    app = create_app(Settings(state_dir=tmp_path / "state", admin_key="k"))
+
+    async def boom() -> None:
+        raise RuntimeError("a fault nobody foresaw")
+
+    app.add_api_route("/boom", boom)
+    port = free_port()
+    server, thread = _serve(app, port)
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            for path in ("/boom", "/boom", "/v1/health"):
+                sock.sendall(f"GET {path} HTTP/1.1\r\nHost: gw\r\n\r\n".encode())
+                answer = _answer(sock)
+                assert answer, f"no answer to {path} on the same connection"
+                status = answer.split(b" ", 2)[1]
+                if path == "/boom":
+                    assert status == b"500"
+                    assert b'{"error":{"code":"internal","message":"internal error"}}' in answer
+                    assert b"nobody foresaw" not in answer and b"Traceback" not in answer
+                else:
+                    assert status in (b"200", b"503")
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
