@@ -159,6 +159,7 @@ def is_ci_definition(path: str, text: str = "") -> bool:
     return name in _CI_FILES or name.endswith((".gitlab-ci.yml", ".gitlab-ci.yaml", ".Jenkinsfile")) or (
         name.startswith("Jenkinsfile")) or (
         any(f"/{d}" in path for d in _CI_DIRS) and name.endswith((".yml", ".yaml"))) or (
+        "/.teamcity/" in f"/{path}" and name.endswith(".kts")) or (
         name.endswith((".yml", ".yaml")) and ("tekton.dev/" in text[:4096]  # a Tekton Task or Pipeline
                                               or _ADO_STEPS.search(text[:_MAX_TEXT]) is not None))
 
@@ -240,6 +241,9 @@ _MACRO = re.compile(r"\$\(([A-Za-z_]\w*(?:[.-]\w+)+)\)")
 _PLAIN_MACRO = re.compile(r"\$\(([A-Z][A-Z0-9_]*)\)")  # `$(Build.BuildId)`, a Key Vault secret `$(kv-sql-password)`
 _SECRET_WORD = re.compile(r"secret|token|password|passwd|key|credential|pat\b", re.I)
 _EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+# TeamCity parameters (`%env.DEPLOY_TOKEN%`, `%system.teamcity.build.id%`, `%NUGET_KEY%`): a dotted name or
+# capitals, so `printf '%d%%'` stays as it is.
+_TEAMCITY_REF = re.compile(r"%((?:[A-Za-z_]\w*\.)+[A-Za-z_][\w.]*|[A-Z][A-Z0-9_]{2,})%")
 _SECRET_REF = re.compile(r"\bsecrets\.([A-Za-z_][A-Za-z0-9_]*)|\bsecrets\[['\"]([^'\"]+)['\"]\]")
 _WHOLE_SECRETS = re.compile(r"\$\{\{[^}]*\bsecrets\b(?![.\[])")  # `${{ toJSON(secrets) }}`: every secret
 
@@ -320,6 +324,8 @@ def ci_commands(text: str) -> str:
         _strings(data, None, lines, secret_env)
     else:
         lines = [m.group(2) for m in re.finditer(r"\bsh\s*\(?\s*('''|\"\"\"|'|\")(.*?)\1", text, re.S)]
+        # TeamCity's Kotlin DSL: a script step's `scriptContent = "…"` (or a triple-quoted block)
+        lines += [m.group(2) for m in re.finditer(r'\bscriptContent\s*=\s*("""|")(.*?)\1', text, re.S)]
         lines += re.findall(r"^\s*(?:-\s*)?(?:run|script|command|bash|sh|pwsh|powershell|inlineScript):"
                             r"\s*[|>]?-?\s*(.+)$", text, re.M)
         secret_env |= set(re.findall(r"^\s*([A-Za-z_]\w*):\s*\$\{\{\s*secrets\.", text, re.M))
@@ -334,6 +340,7 @@ def ci_commands(text: str) -> str:
     script = _MACRO.sub(lambda m: _variable(m.group(1)), script)
     # `$(ARM_CLIENT_SECRET)`: a variable of Azure Pipelines (no program is named in capitals)
     script = _PLAIN_MACRO.sub(lambda m: _variable(m.group(1)), script)
+    script = _TEAMCITY_REF.sub(lambda m: _variable(m.group(1)), script)  # `%env.STEAM_PASSWORD%`
     # A CI variable named for a secret is one (`$CI_JOB_TOKEN`, `$RENOVATE_TOKEN`, `${DEPLOY_PASSWORD}`): GitLab,
     # CircleCI and Buildkite inject them by name, with no syntax that says "secret"
     secret_env |= {name for name in _VARIABLE.findall(script) if is_secret_variable(name)}

@@ -53,6 +53,8 @@ def check_arguments(call: Invocation) -> None:
     if call.name in LOAD_GENERATORS and (any(_remote_url(w.value) or _remote_address(w.value) for w in call.args[:64])
                                          or _aims_script(call) or _remote_url(call.stdin.script or "")):
         call.flag(cat.RESOURCE_EXHAUSTION)  # `hey -c 2000 https://api.example.com`: a flood of a live service
+    if call.name in TRAFFIC_GENERATORS and _remote_peer(call):
+        call.flag(cat.RESOURCE_EXHAUSTION)  # `iperf3 -c pe1.par1 -P 128 -t 86400`: a live link saturated
     if call.name.removesuffix(".sh") in BENCHMARKS and _remote_server(call):
         call.flag(cat.RESOURCE_EXHAUSTION)  # `kafka-producer-perf-test … bootstrap.servers=kafka-prod:9092`
     if call.name in CONTAINER_RUNNERS and {"run", "create", "exec"} & {
@@ -67,6 +69,27 @@ LOAD_GENERATORS = frozenset({"hey", "k6", "wrk", "wrk2", "ab", "vegeta", "locust
                              "oha", "autocannon", "h2load", "ghz", "jmeter", "gatling", "drill", "plow", "slowhttptest",
                              "goose-attack", "tsung", "ddosify", "loadtest"})
 _URL = re.compile(r"(?:https?|wss?|grpcs?)://[^\s'\"]+")
+# Network throughput and packet generators: aimed at another machine they fill the links on the way (a
+# throughput test belongs on a lab link the team set up for it), and `ping -f` floods.
+TRAFFIC_GENERATORS = frozenset({"iperf", "iperf3", "iperf2", "nuttcp", "netperf", "trafgen", "mausezahn", "mz",
+                                "ping", "ping6", "fping", "nping", "packeth", "ostinato", "t-rex-64"})
+_PEER_OPTIONS = frozenset({"-c", "--client", "-H", "--host", "--dest-ip"})
+
+
+def _remote_peer(call: Invocation) -> bool:
+    values = [w.value for w in call.args[:64]]
+    if call.name in ("ping", "ping6", "fping", "nping"):
+        if not any(v in ("-f", "--flood", "--rate") or (v.startswith("-") and not v.startswith("--") and "f" in v[1:]
+                                                      and v[1:].isalpha()) for v in values):
+            return False  # an ordinary ping: a few packets
+        peers = [v for v in values if not v.startswith("-")]
+    else:
+        peers = [values[i + 1] for i, v in enumerate(values[:-1]) if v in _PEER_OPTIONS]
+        peers += [v.split("=", 1)[1] for v in values if "=" in v and v.split("=", 1)[0] in _PEER_OPTIONS]
+        peers += [v[2:] for v in values if v.startswith("-c") and len(v) > 2 and not v.startswith("--")]
+        if call.name in ("nuttcp", "mausezahn", "mz", "trafgen"):
+            peers += [v for v in values if not v.startswith("-")]
+    return any(not hosts.is_local(hosts.user_host(p) or "localhost") for p in peers if p and not p.isdigit())
 # Servers' own benchmarks: as floods of a server that is not this machine's, the same.
 BENCHMARKS = frozenset({"kafka-producer-perf-test", "kafka-consumer-perf-test", "redis-benchmark", "pgbench",
                         "memtier_benchmark", "memtier-benchmark", "rabbitmq-perf-test", "nats-bench",

@@ -9,6 +9,7 @@ mistaken for the command.
 
 from __future__ import annotations
 
+from gateway.shell import devices
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.invocation import Invocation
 from gateway.shell.options import Spec, scan, spec
@@ -33,5 +34,7 @@ PROGRAMS = (*_SPECS, *_ALIASES)
 def fan_out(call: Invocation) -> Flow:
     options = scan(call.args, _SPECS[_ALIASES.get(call.name, call.name)])
     if options.operands:
-        call.run_script(" ".join(w.value for w in options.operands))
+        remote = " ".join(w.value for w in options.operands)
+        call.run_script(remote)
+        devices.judge_remote(call, remote)
     return OPAQUE

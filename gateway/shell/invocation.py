@@ -18,6 +18,8 @@ class Runner(Protocol):
 
     def invoke(self, argv: list[Word], scope: Scope, stdin: Flow, depth: int) -> Flow: ...
 
+    def described(self, name: str) -> bool: ...
+
 
 @dataclass(slots=True)
 class Invocation:

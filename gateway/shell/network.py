@@ -12,8 +12,8 @@ from urllib.parse import unquote_plus, urlsplit
 
 from gateway.credentials import mentions_secret
 from gateway.shell import categories as cat
+from gateway.shell import devices, services
 from gateway.shell import hosts as hostnames
-from gateway.shell import services
 from gateway.shell.databases import statement_effect
 from gateway.shell.facts import NETWORK_STREAM
 from gateway.shell.flow import EMPTY, OPAQUE, PAYLOAD, Flow
@@ -321,6 +321,11 @@ _SSH = spec("BbcDEeFIiJLlmOoPpQRSWw", stop=True)
 
 def ssh(call: Invocation) -> Flow:
     options = scan(call.args, _SSH)
+    if len(options.operands) > 1 and options.operands[1].value.startswith("-"):
+        # ssh reads options after the host too (`ssh db1 -L 3309:db:3306 -N`): they are not a remote command
+        host, rest = options.operands[0], scan(options.operands[1:], _SSH)
+        options.flags += rest.flags
+        options.operands = [host, *rest.operands]
     for word in options.values("-F"):
         call.read(word)
     for word in options.values("-i"):
@@ -339,11 +344,15 @@ def ssh(call: Invocation) -> Flow:
     if len(options.operands) > 1:
         # `ssh host 'psql -c …'`: the remote shell runs the words joined; judged like a local command (a
         # deploy host's database and services matter more than the agent's own, not less).
-        call.run_script(" ".join(w.value for w in options.operands[1:]))
+        remote = " ".join(w.value for w in options.operands[1:])
+        call.run_script(remote)
+        if options.operands[0].literal:  # (a computed host may be options too: which word is the command is unknown)
+            devices.judge_remote(call, remote)  # a device's command line, a host's own tools
     elif not options.has("-N", "-G", "-V", "-O", "-Q", "-W") and not options.operands[0].value.startswith("git@"):
         # (`ssh -T git@github.com`: a git host's login answers a greeting and runs no shell)
         if call.stdin.script is not None:
             call.run_script(call.stdin.script)  # `ssh host <<'EOF' … EOF`, `ssh host < steps.sh`: those commands
+            devices.judge_remote(call, call.stdin.script)
         else:
             call.flag(cat.DYNAMIC_COMMAND)  # a remote login shell: what is typed into it is never seen here
     return OPAQUE

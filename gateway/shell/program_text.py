@@ -71,7 +71,9 @@ _WALKS_ENVIRONMENT = re.compile(r"\b(?:keys|each|values)\s*\(?\s*%ENV\b"
                                 r"|(?:print|pprint|dumps|log|puts|p)\s*\(?[^;\n]*\bdotenv_values\b|dotenv\.(?:parse|config)\(\)\.parsed"
                                 r"|Deno\.env\.toObject\s*\(|\b(?:log|stringify|dump|write)\s*\(\s*(?:process|Bun)\.env\s*[,)]")
 # One secret-named variable printed (`console.log(process.env.STRIPE_SECRET_KEY)`, `print(os.environ["API_TOKEN"])`).
-_PRINTS_SECRET = re.compile(r"""(?:console\.\w+|print|puts|pp|p|echo|printf|say|write)\s*\(?[^;\n]{0,200}?"""
+# (The printing word is a call of its own: `p` inside `pynetbox.api(…, token=os.environ[…])` prints nothing.)
+_PRINTS_SECRET = re.compile(r"""(?<![\w$])(?:console\.\w+|print|puts|pp|p|echo|printf|say|write)(?:\s*\(|\s+)"""
+                            r"""[^;\n]{0,200}?"""
                             r"""(?:process\.env\.|os\.environ\[\s*['"]|os\.getenv\(\s*['"]|ENV\[\s*['"]|\$ENV\{\s*['"]?|getenv\(\s*['"])"""
                             r"""\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL)""",
                             re.I)
@@ -87,8 +89,8 @@ _QUOTED_PATH = re.compile(r"""(['"`])((?:~?/|\.|[\w.-]+/)[^'"`\s$]*)\1|\$\{\s*ho
 # names a remote resource, and so does a long-running operation's (`begin_delete(…)`). A bare verb (`.delete(`)
 # counts only where collections have no such method: in Python (_BARE), and in Ruby only destroy/purge and the
 # `_all` forms (_BARE_RUBY: Ruby's Hash#delete and JavaScript's Map#delete take a key).
-_COMPOUND = re.compile(r"""\.(?:begin_|start_|async_)?(delete|destroy|purge|wipe|erase|terminate|deregister"""
-                       r"""|decommission|deprovision|nuke|deploy|undeploy|redeploy|rollback|promote|transition|failover"""
+_COMPOUND = re.compile(r"""\.(?:begin_|start_|async_|batch_|bulk_)?(delete|destroy|purge|wipe|erase|terminate"""
+                       r"""|deregister|decommission|deprovision|nuke|deploy|undeploy|redeploy|rollback|promote|transition|failover"""
                        r"""|upload|publish|push_to)(?:_|(?=[A-Z])|(?<=[a-z])(?=\s*\())(\w*)\s*\(""", re.I)
 # Sends: the whole name says it (`send_email(…)`, `sendMessage(…)`, `chat_postMessage(…)`).
 _SENDS = re.compile(r"""\.(?:send_?mail|send_?email|send_?sms|send_?message|chat_post_?message)\w*\s*\(""", re.I)
@@ -123,14 +125,39 @@ _MESSAGE_CREATE = re.compile(r"""\.messages\.create\s*\(|\.postMessage\s*\("""
 # A secret held by a client object and printed (`print(wandb.Api().api_key)`, `puts client.token`), or read
 # from a secret manager (`get_secret_value`, `access_secret_version`).
 _PRINTS_SECRET_ATTRIBUTE = re.compile(
-    r"""(?:console\.\w+|print|puts|pp|p|echo|printf|say|write|IO\.puts|dumps)\s*\(?[^;\n]{0,200}?"""
+    r"""(?<![\w$])(?:console\.\w+|print|puts|pp|p|echo|printf|say|write|IO\.puts|dumps)(?:\s*\(|\s+)[^;\n]{0,200}?"""
     r"""\.(?:\w+_)?(?:api_?key|token|secret|secret_?key|password|passwd|access_?key|private_?key|credentials)\b(?!\s*\()""",
     re.I)
 # A directory's attributes that hold passwords (LAPS, group-managed service accounts) and the cmdlets that read them.
 _DIRECTORY_SECRET = re.compile(r"""\b(?:ms-Mcs-AdmPwd|msLAPS-(?:Encrypted)?(?:DSRM)?Password|msDS-ManagedPassword"""
                                r"""|unicodePwd|Get-LapsADPassword|Get-AdmPwdPassword)\b""", re.I)
 _SECRET_MANAGER_READ = re.compile(r"""\.(?:get_secret_value|getSecretValue|access_secret_version|accessSecretVersion"""
+                                  r"""|get_password|getPassword|get_credential|getCredential"""
                                   r"""|get_secret|getSecret|read_secret\w*)\s*\(""")
+# A network device's configuration changed through an automation library (netmiko, NAPALM, ncclient, PyEZ,
+# scrapli, Nornir, pygnmi): what `ssh router 'configure …; commit'` does, by API.
+_DEVICE_CONFIG = re.compile(r"""\.(?:send_config_set|send_config_from_file|send_configs?(?:_from_file)?|edit_config"""
+                            r"""|commit_config|load_merge_candidate|load_replace_candidate|copy_config|delete_config"""
+                            r"""|napalm_configure|netmiko_send_config|save_config)\s*\(""")
+_NETWORK_SDK = re.compile(r"""\b(?:jnpr\.junos|ncclient|netmiko|napalm|nornir|scrapli|pygnmi)\b""")
+_NETWORK_COMMIT = re.compile(r"""\.(?:commit|set|rpc|dispatch)\s*\(""")
+# Money moved back or out through a payment SDK (`checkout.modifications_api.refund_captured_payment(…)`,
+# `client.payouts.create(…)` is _MONEY), and PHP's own mail functions (`mail($to, …)`, `wp_mail`, Laravel's `Mail::to`).
+_REFUNDS = re.compile(r"""\.(?:refund|payout|reverse_?payment|cancel_?or_?refund)\w*\s*\(""", re.I)
+_PHP_MAIL = re.compile(r"""(?<![\w>$:])(?:mail|wp_mail|mb_send_mail)\s*\(|\bMail::(?:to|send|raw|queue)\b""")
+# A credential minted through a client library (`nb.users.tokens.create(…)`, `iam.create_access_key(…)`,
+# `create_service_account_key(…)`), as `POST …/tokens` is. (Users are left out: a test creates them in its own
+# database all day.)
+_MINTS = re.compile(r"""\.(?:tokens|api_?keys|access_?keys|service_?accounts|deploy_?keys|app_?passwords"""
+                    r"""|personal_?access_?tokens)\.(?:create|add|new|generate|issue)\s*\("""
+                    r"""|\.(?:create|generate|issue|mint)_?(?:access_?key|api_?key|token|service_?account(?:_?key)?"""
+                    r"""|app_?password|deploy_?key|personal_?access_?token|login_?profile)\w*\s*\(""", re.I)
+# Records produced onto a message bus other services consume (Kafka, RabbitMQ, NATS, Pulsar, Pub/Sub, SQS/SNS):
+# as `kcat -P` does. A broker named only on this machine is a developer's own.
+_PRODUCER = re.compile(r"""\b(?:KafkaProducer|AIOKafkaProducer|confluent_kafka|Producer\(\s*\{|basic_publish"""
+                       r"""|PublisherClient|create_producer|\.publish\s*\(\s*['"][\w.>*-]+['"]\s*,)""")
+_PRODUCE = re.compile(r"""\.(?:send|produce|basic_publish|publish|send_message|send_messages)\s*\(""")
+_LOCAL_BROKER = re.compile(r"""\b(?:localhost|127\.0\.0\.1)\b""")
 # Memory (and GPU memory) taken in one go or without end: `bytearray(1 << 34)`, `[bytearray(1 << 30) for _ in
 # range(4096)]`, `torch.empty(1 << 30, device='cuda')` appended in an endless loop, `Buffer.alloc(2**33)`.
 _ALLOCATION = re.compile(r"""(?:\bbytearray|\bbytes"""
@@ -364,7 +391,7 @@ def sdk_verbs(code: str, language: str | None) -> list[str]:
     for match in _COMPOUND.finditer(text):
         verb, rest = match.group(1).lower(), match.group(2)
         name = match.group(0)[1:].split("(", 1)[0].strip()
-        prefixed = name.lower().startswith(("begin_", "start_", "async_"))
+        prefixed = name.lower().startswith(("begin_", "start_", "async_", "batch_", "bulk_"))
         if not rest and not prefixed:
             continue  # a bare `.delete(` is for _BARE to judge, by language
         if language is None and not name[len(verb):].startswith("_") and not prefixed:
@@ -382,8 +409,16 @@ def sdk_verbs(code: str, language: str | None) -> list[str]:
     if _DROPS.search(text) or _SCHEDULED_DELETION.search(text) or (
             _CLOUD_SDK.search(text) and _CLOUD_REMOVES.search(text)):
         out.append(cat.INFRA_DESTROY)
-    if _SENDS.search(text) or _MONEY.search(text) or (_MESSAGING_SDK.search(text) and _MESSAGE_CREATE.search(text)):
+    if _SENDS.search(text) or _MONEY.search(text) or _REFUNDS.search(text) or (
+            _MESSAGING_SDK.search(text) and _MESSAGE_CREATE.search(text)) or (
+            language == "php" and _PHP_MAIL.search(text)):
         out.append(cat.OUTWARD_MESSAGE)
+    if _MINTS.search(text):
+        out.append(cat.CREDENTIAL_CREATION)
+    if _DEVICE_CONFIG.search(text) or (_NETWORK_SDK.search(text) and _NETWORK_COMMIT.search(text)):
+        out.append(cat.INFRA_CHANGE)
+    if _PRODUCER.search(text) and _PRODUCE.search(text) and not _LOCAL_BROKER.search(text):
+        out.append(cat.DATABASE_CHANGE)
     return out
 
 

@@ -64,7 +64,7 @@ def listens(call: Invocation) -> bool:
     if name in _CONTAINERS and _publishes_everywhere(values):
         return True
     if name in _ALWAYS:
-        return True
+        return not _reads_saved_capture(name, values)
     if name in _TUNNELS and _TUNNELS[name] in values:
         return True
     if name == "fzf":
@@ -91,6 +91,22 @@ def listens(call: Invocation) -> bool:
     if name in ("kubectl", "oc") and values[:1] in (["proxy"], ["port-forward"]):
         return any(v.startswith("--address") and not _is_loopback_address(v.split("=", 1)[-1]) for v in values)
     return False
+
+
+# Capture tools given a saved capture to read (`tcpdump -nnr n3.pcap`, `tshark -r x.pcapng`): no interface opened.
+_READ_CAPTURE = {"tcpdump": "r", "tshark": "r", "termshark": "r", "wireshark": "r", "tcpflow": "r", "ngrep": "I"}
+
+
+def _reads_saved_capture(name: str, values: list[str]) -> bool:
+    letter = _READ_CAPTURE.get(name)
+    if letter is None:
+        return False
+    clusters = [v[1:] for v in values if v.startswith("-") and not v.startswith("--") and v[1:2].isalpha()]
+    reads = any(c.endswith(letter) or c.startswith(letter) for c in clusters) or any(
+        v.startswith("--read-file") for v in values)
+    opens_interface = any("i" in c.split(letter, 1)[0] for c in clusters if not c.startswith(letter)) or any(
+        v.startswith("--interface") for v in values)
+    return reads and not opens_interface
 
 
 def _is_loopback_address(value: str) -> bool:

@@ -11,7 +11,8 @@ drop a search index. The effect is read from the method and the endpoint:
   drop → ``database_destroy``; other writes → ``database_change``;
 - any other `DELETE` to a host off this machine → ``infra_destroy``, and so is a write to an endpoint whose
   path says it deletes (`POST /api/v1/admin/tsdb/delete_series`); one whose path says it deploys or moves
-  a stage (`…/transition-stage`, `…/deploy`) → ``infra_change``.
+  a stage (`…/transition-stage`, `…/deploy`) → ``infra_change``, and so is any other `PUT` or `PATCH` to a
+  host off this machine, and a `POST` to an operation endpoint (RESTCONF `…/restconf/operations/…`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ _MESSAGE_HOSTS = ("hooks.slack.com", "slack.com/api/chat.", "discord.com/api/web
                   "smtp.", "mattermost", "/hooks/", "/webhook", "rocket.chat",
                   # chat bots by the shape of their URLs (`…/bot/v2/hook/ID`, `…/robot/send?access_token=`)
                   "/hook/", "/robot/send", "/cgi-bin/webhook/")
+# A chat API's channel messages (Discord's `…/api/v10/channels/ID/messages`): posting there is a message.
+_CHAT_API = re.compile(r"(?:www\.)?discord(?:app)?\.com/api/(?:v\d+/)?(?:channels/\d+/messages|interactions/)")
 # Payment APIs: a write there moves money.
 _PAYMENT_HOSTS = ("api.stripe.com", "api.paypal.com", "api-m.paypal.com", "connect.squareup.com",
                   "api.squareup.com", "api.braintreegateway.com", "api.adyen.com", "checkout-test.adyen.com",
@@ -57,6 +60,10 @@ _PATH_VERB = re.compile(r"(?:^|[/_.:-])(delete|destroy|purge|wipe|erase|drop|tru
 _CHANGE_VERBS = frozenset({"deploy", "undeploy", "redeploy", "rollback", "rollout", "restart", "promote",
                            "transition", "failover", "scale", "stop", "suspend", "disable", "reload", "upgrade",
                            "downgrade", "migrate", "resize", "reconfigure", "rebuild"})
+# Endpoints where a POST runs an operation or creates configuration: RESTCONF's operations and data, NETCONF
+# over HTTP, NSO's and other controllers' RPC endpoints.
+_RPC_PATH = re.compile(r"(?:^|/)restconf/(?:operations|data)(?:/|$)|(?:^|/)(?:api/)?(?:running|operations)/"
+                       r"|(?:^|/)netconf(?:/|$)")
 # A write to a collection of credentials or accounts (`/robots`, `/api-keys`, `/users/42/tokens`).
 _IDENTITY_COLLECTION = re.compile(r"(?:^|/)(?:robots?|tokens|access[-_]?tokens|personal[-_]?access[-_]?tokens"
                                   r"|api[-_]?keys|apikeys|keys|credentials|service[-_]?accounts|users|accounts"
@@ -80,7 +87,8 @@ def judge(call: Invocation, method: str, urls: list[str], *, verbs_in_path: bool
         port_match = re.match(r"^(?:[^@/]*@)?(?:\[[^\]]+\]|[^:/]+):(\d+)", rest)
         port = port_match.group(1) if port_match else ""
         local = not host or hostnames.is_local(host)
-        messages = not local and any(marker in rest for marker in _MESSAGE_HOSTS) and (
+        messages = not local and (any(marker in rest for marker in _MESSAGE_HOSTS) or bool(
+            _CHAT_API.match(rest))) and (
             method in _WRITES or "/bot" in rest)
         pays = method in _WRITES and (any(rest.startswith(h) for h in _PAYMENT_HOSTS) or (
             not local and verbs_in_path and bool(_PATH_PAYS.search(path))))
@@ -105,3 +113,7 @@ def judge(call: Invocation, method: str, urls: list[str], *, verbs_in_path: bool
             verb = _PATH_VERB.search(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", written).lower())
             if verb is not None:  # `POST …/admin/tsdb/delete_series`, `…/model-versions/transition-stage`
                 call.flag(cat.INFRA_CHANGE if verb.group(1) in _CHANGE_VERBS else cat.INFRA_DESTROY)
+            elif method in ("PUT", "PATCH") or _RPC_PATH.search(path):
+                # A PUT or PATCH replaces or edits what the service holds (`PATCH …/dcim/interfaces/8/`), and a
+                # POST to an operation endpoint runs it (RESTCONF `…/restconf/operations/…:sync-to`).
+                call.flag(cat.INFRA_CHANGE)

@@ -25,15 +25,7 @@ from gateway.shell.limits import MAX_COMMANDS, MAX_NESTING, MAX_NODES
 from gateway.shell.redirections import Redirections, read_redirections
 from gateway.shell.syntax import calls_itself_in_parallel, only_redirects, parse, reading, text_of
 from gateway.shell.targets import is_harmless_sink
-from gateway.shell.words import (
-    Word,
-    basename,
-    evaluate,
-    evaluate_assignment_value,
-    literal_word,
-    locate,
-    placeholder,
-)
+from gateway.shell.words import Word, basename, evaluate, evaluate_assignment_value, literal_word, locate, placeholder
 from gateway.shell.wrappers import PRIVILEGED, UNWRAPPERS
 
 MAX_DEPTH = 8  # nested scripts: bash -c "eval '…'" …
@@ -61,6 +53,10 @@ class Walker:
             if root.has_error:
                 facts.unparseable()
             return self.visit(root, scope, stdin, depth)
+
+    def described(self, name: str) -> bool:
+        """Whether a handler or a known-safe table judges the program ``name``."""
+        return handler_for(name) is not default_handler or program_name(name) in tables()
 
     def invoke(self, argv: list[Word], scope: Scope, stdin: Flow, depth: int) -> Flow:
         """Run one simple command: strip wrappers, then dispatch on the command name."""
