@@ -12,6 +12,7 @@ from gateway.shell import (
     buildhooks,
     certificates,
     clis,
+    databases,
     declared,
     devices,
     exhaustion,
@@ -226,7 +227,7 @@ HANDLERS.update(declared.HANDLERS)  # before the tables: mise's table follows `m
 for _name in clis.tables():
     HANDLERS[_name] = clis.handler(HANDLERS.get(_name, default_handler))
 for _names, _judge in ((certificates.ISSUERS, certificates.issues_certificate),
-                       (packages.DEPENDENCY_INSTALLERS, packages.dependency_install)):
+                       (packages.DEPENDENCY_INSTALLERS, packages.dependency_install), (("dbt",), databases.dbt_target)):
     for _name in _names:  # one judge on top of what the program already has (or of its verbs' reading)
         HANDLERS[_name] = operations.with_judges(HANDLERS.get(_name, _described_by_its_verbs), _judge)
 HANDLERS["mix"] = foreign.mix(HANDLERS["mix"])

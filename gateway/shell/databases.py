@@ -200,6 +200,22 @@ _CLIENT_WRITES = frozenset({".output", ".once", ".save", ".backup", ".excel", "\
 _CLIENT_READS = frozenset({".import", ".read", ".open", ".restore", "\\i", "\\ir", "\\include", "source",
                            "\\.", "\\copy"})
 _CLIENT_SHELLS = frozenset({".shell", ".system", "\\!", "system", "\\setenv"})
+_COPY_INTO_TABLE = re.compile(r"""^\s*[\w."]+\s*(?:\([^)]*\))?\s+from\b""", re.I)
+# dbt targets that are a live warehouse, by the name teams give them.
+_LIVE_TARGET = re.compile(r"^(?:prod|production|prd|live|main)(?:[-_]\w+)?$|[-_](?:prod|production|prd)$", re.I)
+_DBT_BUILDS = frozenset({"run", "build", "seed", "snapshot", "run-operation", "retry"})
+
+
+def dbt_target(call: Invocation) -> str | None:
+    """`dbt run --target prod`: models built into the live warehouse (the default target is a developer's own)."""
+    words = [w.value for w in call.args]
+    target = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in ("--target", "-t")), None) or next(
+        (w.split("=", 1)[1] for w in words if w.startswith("--target=")), None)
+    verbs = [w for i, w in enumerate(words) if not w.startswith("-") and (i == 0 or words[i - 1] not in (
+        "--target", "-t", "--select", "-s", "--exclude", "--vars", "--profiles-dir", "--project-dir", "--profile"))]
+    if target and _LIVE_TARGET.search(target) and verbs[:1] and verbs[0] in _DBT_BUILDS:
+        return cat.DATABASE_CHANGE
+    return None
 
 
 def _client_commands(call: Invocation, text: str) -> None:
@@ -221,6 +237,8 @@ def _client_commands(call: Invocation, text: str) -> None:
             target = rest.split()[-1 if command == ".backup" else 0] if rest else ""
             if command == "\\copy":
                 target = next((w for w in rest.replace("'", " ").split() if w.startswith(("/", "~", "."))), "")
+                if _COPY_INTO_TABLE.match(rest):
+                    call.flag(cat.DATABASE_CHANGE)  # `\copy customers FROM 'fix.csv'`: rows written into a table
             if target.startswith("|"):
                 call.run_script(target[1:])  # `.output |cmd`
             elif target:

@@ -323,9 +323,9 @@ def ssh(call: Invocation) -> Flow:
     options = scan(call.args, _SSH)
     if len(options.operands) > 1 and options.operands[1].value.startswith("-"):
         # ssh reads options after the host too (`ssh db1 -L 3309:db:3306 -N`): they are not a remote command
-        host, rest = options.operands[0], scan(options.operands[1:], _SSH)
-        options.flags += rest.flags
-        options.operands = [host, *rest.operands]
+        later = scan(options.operands[1:], _SSH)
+        options.flags += later.flags
+        options.operands = [options.operands[0], *later.operands]
     for word in options.values("-F"):
         call.read(word)
     for word in options.values("-i"):

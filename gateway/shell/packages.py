@@ -172,6 +172,7 @@ _DEPENDENCY_INSTALLS: dict[str, tuple[tuple[str, ...], ...]] = {
     "vcpkg": (("install",),),
     "mint": (("install",), ("bootstrap",)),
     "ansible-galaxy": (("collection", "install"), ("role", "install"), ("install",)),
+    "dbt": (("deps",),),  # packages from the hub or git, with their macros
 }
 
 

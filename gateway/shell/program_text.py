@@ -23,7 +23,7 @@ import re
 import shlex
 
 from gateway.shell import categories as cat
-from gateway.shell import code_paths, services
+from gateway.shell import code_paths, service_calls, services
 from gateway.shell import hosts as hostnames
 from gateway.shell.code.effects import command_line
 from gateway.shell.code_paths import HOME_JOIN, home_parts, quoted, shell_path
@@ -460,6 +460,7 @@ def judge(call: Invocation, code: str, language: str | None) -> None:
         call.flag(cat.CREDENTIAL_ACCESS)  # the environment walked, a secret printed or fetched
     for url in _URL_IN_CODE.findall(code[: 1 << 16])[:64]:
         services.judge(call, "POST", [url], verbs_in_path=False)  # a webhook named in code is there to be posted to
+    service_calls.judge(call, code)  # requests made with their method, writes through a credentialed client
     local_db = re.search(r"\b(?:sqlite3|duckdb|better-sqlite3|:memory:)\b", code) is not None
     for statement in [] if local_db else _SQL_STRING.findall(code[: 1 << 16])[:32]:
         effect = sql_effect(statement[1])

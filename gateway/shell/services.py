@@ -55,11 +55,12 @@ _PATH_VERB = re.compile(r"(?:^|[/_.:-])(delete|destroy|purge|wipe|erase|drop|tru
                         r"|decommission|clean_?tombstones|reset|factory|reboot|poweroff|power_?off|halt|reimage"
                         r"|reinitiali[sz]e|format|deploy|undeploy|redeploy|rollback|rollout|restart"
                         r"|promote|transition|failover|shutdown|scale|stop|suspend|disable|reload|upgrade"
-                        r"|downgrade|migrate|resize|reconfigure|rebuild)(?=$|[/_.:?-])")
+                        r"|downgrade|migrate|resize|reconfigure|rebuild|trigger|toggle|activate|deactivate)(?=$|[/_.:?-])")
 # The verbs above that change a service rather than destroy what it holds (a reset, a wipe, a reimage do).
 _CHANGE_VERBS = frozenset({"deploy", "undeploy", "redeploy", "rollback", "rollout", "restart", "promote",
                            "transition", "failover", "scale", "stop", "suspend", "disable", "reload", "upgrade",
-                           "downgrade", "migrate", "resize", "reconfigure", "rebuild"})
+                           "downgrade", "migrate", "resize", "reconfigure", "rebuild", "trigger", "toggle", "activate",
+                           "deactivate"})
 # Endpoints where a POST runs an operation or creates configuration: RESTCONF's operations and data, NETCONF
 # over HTTP, NSO's and other controllers' RPC endpoints.
 _RPC_PATH = re.compile(r"(?:^|/)restconf/(?:operations|data)(?:/|$)|(?:^|/)(?:api/)?(?:running|operations)/"
