@@ -39,6 +39,7 @@ _PRIVATE_SUFFIXES = (".key", ".ppk", ".p8", ".keytab", ".age", ".kdbx", ".gpg-ke
 _PUBLIC_KEY_HINTS = re.compile(
     r"(?:^|[._-])(?:pub|public|cert|crt|chain|fullchain|ca|ca-bundle|cacert|cacerts|root|trust|truststore)(?:[._-]|$)",
     re.I)
+_PRIVATE_HINTS = re.compile(r"(?:^|[._-])(?:key|private|priv|secret)(?:[._-]|$)", re.I)  # `RootKey.pem`, `ca-key.pem`
 _KEY_NAMES = re.compile(r"master\.key|credentials\.json|client_secrets?(?:_[\w.-]*)?\.json"
                         r"|[\w.-]*service[-_]?account[\w.-]*\.json"
                         r"|[\w.-]*(?:keystore|signing|release-key|upload-key)[\w.-]*\.properties|key\.properties"
@@ -84,7 +85,9 @@ def is_key_material(name: str) -> bool:
         return True  # `ca.key`, `client.root.key`: a CA's or root's private key is no less one
     if name.endswith(_KEY_SUFFIXES):
         stem = name.rsplit(".", 1)[0]
-        return not _PUBLIC_KEY_HINTS.search(stem)
+        # `AmazonRootCA1.pem`, `DigiCertGlobalRootG2.pem`: the words of a camel-cased name, a number after one
+        words = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)", "-", stem)
+        return bool(_PRIVATE_HINTS.search(words)) or not _PUBLIC_KEY_HINTS.search(words)
     return bool(_KEY_NAMES.fullmatch(name))
 
 

@@ -49,26 +49,51 @@ class Sentinels:
         for replica in self.replicas:
             replica.start()
         wait_until(lambda: self.in_sync(self.master.port), timeout_s=20, what="replicas in sync")
-        for port in self.ports:
-            conf = self.workdir / f"sentinel-{port}.conf"
-            listen = [f"port {port}"]
-            if self.tls:
-                options = tls_options(*self.tls)
-                listen = ["port 0", f"tls-port {port}", *(f"{k[2:]} {v}" for k, v in zip(options[::2], options[1::2],
-                                                                                      strict=True))]
-            conf.write_text("\n".join([
-                *listen, "bind 127.0.0.1", "daemonize no", f"dir {self.workdir}",
-                f"requirepass {self.password}",
-                f"sentinel monitor {SERVICE} 127.0.0.1 {self.master.port} 2",
-                f"sentinel auth-pass {SERVICE} {self.password}",
-                f"sentinel down-after-milliseconds {SERVICE} {self.down_after_ms}",
-                f"sentinel failover-timeout {SERVICE} 5000",
-                f"sentinel parallel-syncs {SERVICE} 1", ""]))
-            self.procs.append(subprocess.Popen([str(self.master.binary), str(conf), "--sentinel"],
-                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for index in range(len(self.ports)):
+            self._start_sentinel(index)
         for port in self.ports:
             wait_until(lambda port=port: self._knows_all(port), timeout_s=30, what=f"sentinel {port} ready")
         return self
+
+    def _start_sentinel(self, index: int) -> None:
+        """Start sentinel ``index``; a port taken since it was chosen (by any outgoing connection) moves it to
+        another, as tests/support.py's servers do."""
+        for _attempt in range(3):
+            proc = self._spawn_sentinel(self.ports[index])
+
+            def answers(proc: subprocess.Popen[bytes] = proc, port: int = self.ports[index]) -> bool:
+                if proc.poll() is not None:
+                    return True
+                try:
+                    with self._client(port) as c:
+                        return bool(c.ping())
+                except redis.RedisError:
+                    return False
+
+            wait_until(answers, timeout_s=30, what=f"sentinel {self.ports[index]} up")
+            if proc.poll() is None:
+                self.procs.append(proc)
+                return
+            self.ports[index] = free_port()
+        raise TimeoutError(f"sentinel {index} exited at start three times")
+
+    def _spawn_sentinel(self, port: int) -> subprocess.Popen[bytes]:
+        conf = self.workdir / f"sentinel-{port}.conf"
+        listen = [f"port {port}"]
+        if self.tls:
+            options = tls_options(*self.tls)
+            listen = ["port 0", f"tls-port {port}", *(f"{k[2:]} {v}" for k, v in zip(options[::2], options[1::2],
+                                                                                  strict=True))]
+        conf.write_text("\n".join([
+            *listen, "bind 127.0.0.1", "daemonize no", f"dir {self.workdir}",
+            f"requirepass {self.password}",
+            f"sentinel monitor {SERVICE} 127.0.0.1 {self.master.port} 2",
+            f"sentinel auth-pass {SERVICE} {self.password}",
+            f"sentinel down-after-milliseconds {SERVICE} {self.down_after_ms}",
+            f"sentinel failover-timeout {SERVICE} 5000",
+            f"sentinel parallel-syncs {SERVICE} 1", ""]))
+        return subprocess.Popen([str(self.master.binary), str(conf), "--sentinel"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def _client(self, port: int) -> redis.Redis:
         tls = {"ssl": True, "ssl_ca_certs": self.tls[0]} if self.tls else {}

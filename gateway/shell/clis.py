@@ -249,7 +249,8 @@ def followed(call: Invocation, table: Table) -> list[Word] | None:
         args = call.args
         if how.startswith("sh:") and how[3:].isdigit():  # `tsh ssh HOST CMD…`: the words after are shell code
             inner = _after_operands(args, where[len(parts) - 1] + 1 if parts else 0, int(how[3:]), table)
-            return [literal_word("sh"), literal_word("-c"), join_words(inner)] if inner else None
+            # with no command it is a login shell there (`adb shell`, `tsh ssh HOST`): `sh` reading its input
+            return [literal_word("sh"), literal_word("-c"), join_words(inner)] if inner else [literal_word("sh")]
         if how.startswith("code:"):  # `rails runner 'Article.delete_all'`: code in the tool's language
             _, language, skip = how.split(":")
             inner = _after_operands(args, where[len(parts) - 1] + 1 if parts else 0, int(skip), table)

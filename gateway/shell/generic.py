@@ -23,6 +23,7 @@ from gateway.shell import categories as cat
 from gateway.shell import hosts as hostnames
 from gateway.shell.flow import OPAQUE, Flow
 from gateway.shell.invocation import Invocation
+from gateway.shell.targets import is_device
 from gateway.shell.words import Word
 
 
@@ -132,8 +133,26 @@ def default_handler(call: Invocation) -> Flow:
         elif SHELL_INSIDE.search(value) and not is_shell(value):
             call.flag(cat.DYNAMIC_COMMAND)
     _output_options(call, args)
+    _images_device(call, args)
     note_arguments(call, args)
     return OPAQUE
+
+
+# Programs that write an image onto a disk, and the subcommands that say so in any other (`bmaptool copy IMG
+# /dev/sdb`, `balena local flash IMG --drive /dev/sdb`, `ddrescue SRC /dev/sdc`): the device named is written,
+# as `dd of=/dev/sdb` writes it. Naming a device to read it (`smartctl -a /dev/sda`, `lsblk /dev/nvme0n1`) is not.
+_IMAGERS = frozenset({"bmaptool", "etcher", "balena-etcher", "etcher-cli", "rpi-imager", "dcfldd", "dc3dd",
+                      "ddrescue", "gddrescue", "partclone", "ntfsclone", "fsarchiver", "clonezilla", "usbimager"})
+_IMAGE_VERBS = frozenset({"copy", "write", "flash", "burn", "image", "restore", "clone", "dd"})
+
+
+def _images_device(call: Invocation, args: list[Word]) -> None:
+    if call.name not in _IMAGERS and not any(w.value.lower() in _IMAGE_VERBS for w in args[:4] if w.literal):
+        return
+    for word in args[:32]:
+        value = word.value.split("=", 1)[-1] if word.value.startswith("-") else word.value
+        if word.literal and is_device(value):
+            call.write(Word(value) if value != word.value else word)
 
 
 # Options that name a file the program writes (`-o FILE`, `--output=FILE`, `--dump-bin FILE`, `--log-file`).

@@ -143,6 +143,10 @@ def program_verb(program: str) -> str | None:
     return _verb(name) if name and _WORD.match(name.lower().replace("_", "-")) else None
 
 
+# What an option's verb may act on that is the build's own output (`build_runner --delete-conflicting-outputs`,
+# `--purge-cache`, `--delete-tmp`): local work, whatever the verb.
+_LOCAL_OBJECTS = frozenset({"outputs", "output", "cache", "caches", "artifacts", "tmp", "temp", "logs", "generated",
+                            "intermediates", "stale", "builddir", "build-dir", "dist"})
 _REHEARSALS = frozenset({"--dry-run", "--dryrun", "--dry_run", "--what-if", "--noop", "--simulate", "--check"})
 
 
@@ -188,7 +192,8 @@ def judge_words(call: Invocation, args: list[Word]) -> None:
             continue  # most likely the option's value (`pytest -k test_delete_user`); an option is never one
         if value.startswith("--") and len(value) > 3:
             name = value[2:].split("=", 1)[0].lower()
-            category = _verb(name, _OPTION_VERBS) or (
+            local = bool(_LOCAL_OBJECTS & set(_PARTS.split(name)[1:]))  # `--delete-conflicting-outputs`
+            category = (None if local else _verb(name, _OPTION_VERBS)) or (
                 cat.INFRA_DESTROY if _RESETS_DATA.search(name) else None) or (  # `--reset-database`, `--wipe-db`
                 cat.CREDENTIAL_ACCESS if _REVEALS.search(name) else None)  # `--reveal-secrets`, `--show-token`
             if category is not None:

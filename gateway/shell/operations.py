@@ -425,6 +425,10 @@ INFRA: dict[str, Handler] = {
     # letters differ from its options by case alone (`-p` partition, `-l` one record per line), so exactly `-P`.
     **dict.fromkeys(["kcat", "kafkacat"], _handler(
         lambda call: cat.DATABASE_CHANGE if any(w.value == "-P" for w in call.args) else None)),
+    # MQTT: a message published to a broker off this machine reaches the devices and services subscribed to it
+    # (`mosquitto_pub -h mqtt.prod -t fleet/ota -r …`), as `kcat -P` does for Kafka; a local broker is a test's.
+    **dict.fromkeys(["mosquitto_pub", "mosquitto_rr", "mqttx", "mqtt"], _handler(
+        lambda call: cat.DATABASE_CHANGE if exhaustion.publishes_remotely(call) else None)),
     "mysqladmin": _handler(lambda call: cat.DATABASE_DESTROY if "drop" in words(call) else None),
     **dict.fromkeys(["rails", "rake", "prisma"], _handler(databases.framework_db)),
     "twine": _handler(_first_word_publishes("upload")),

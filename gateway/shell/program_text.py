@@ -258,6 +258,7 @@ _SCALA_PROCESS = re.compile(r'"([^"\n]{1,400})"\s*\.?\s*!{1,2}(?![=\w])')
 # Groovy (Gradle, Jenkins): `"rm -rf ${x}".execute()` runs the string as a command line.
 _GROOVY_EXECUTE = re.compile(r'"([^"\n]{1,400})"\s*\.execute\s*\(')
 _CMAKE_REMOVE = re.compile(r"""\bfile\s*\(\s*REMOVE(_RECURSE)?\s+([^)]{1,2000})\)""")
+_CMAKE_ENV = re.compile(r"\$ENV\{(\w+)\}")
 
 
 # R: `system("cmd")`, `system2("prog", c("a", "b"))`, `unlink("dir", recursive = TRUE)`; Julia: run(`cmd`),
@@ -347,8 +348,9 @@ def shell_handoffs(code: str) -> list[str]:
             paths = shlex.split(match.group(2))
         except ValueError:
             continue
-        if paths:
-            out.append(shlex.join(["rm", "-rf" if match.group(1) else "-f", *paths]))
+        if paths:  # `$ENV{HOME}` is the environment's, as `${HOME}` is to a shell; CMake's own variables stay words
+            out.append(" ".join(["rm", "-rf" if match.group(1) else "-f", *(_CMAKE_ENV.sub(
+                lambda m: "'\"${" + m.group(1) + "}\"'", shlex.quote(p)) for p in paths)]))
     for match in list(_ARGV_HANDOFF.finditer(text))[:32]:
         # An argument with interpolation (`'$home/.gradle'` in Dart, `"${dir}/x"` in Kotlin) is computed.
         argv: list[str | None] = [None if _INTERPOLATION.search(a) else a for a in quoted(match.group(1))]

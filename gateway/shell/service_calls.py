@@ -52,6 +52,14 @@ _WRITE_CALL = re.compile(r"""\.((?:api_)?(?:create|update|mutate|upsert|trigger|
                          r"""|disable|toggle|pause|activate|deactivate|invite|import|publish|schedule)"""
                          r"""(?:_\w+|[A-Z]\w*)|create|upsert|mutate|trigger|track|identify|archive|api_update"""
                          r"""|api_create|api_delete)\s*\(""")
+# A cloud SDK holds the machine's credentials without naming them (boto3, the Google and Azure libraries): its
+# clients' changing operations are named by more verbs (`update_thing_shadow`, `put_object`, `stop_instances`,
+# `attach_role_policy`); `get_`, `list_`, `describe_` read.
+_CLOUD_SDK = re.compile(r"""\bboto3\b|\bbotocore\b|google\.cloud|from\s+azure|@aws-sdk/|['"]aws-sdk['"]"""
+                        r"""|@google-cloud/|@azure/""", re.I)
+_CLOUD_WRITE = re.compile(r"""\.((?:put|modify|attach|detach|start|stop|reboot|associate|disassociate|register"""
+                          r"""|deregister|tag|untag|rotate|revoke|reset|cancel|replace|restore|grant|assign|update"""
+                          r"""|create|delete|publish|send|invoke)_\w+)\s*\(""")
 _TABLE_WRITE = re.compile(r"""\.from\(\s*['"`][\w.]+['"`]\s*\)\s*\.\s*(update|upsert|insert|delete)\s*\(""")
 _MUTATION = re.compile(r"""\bmutation\b[^{]{0,200}\{\s*([A-Za-z_]\w*)""")
 # A language model's prompt and its other read-like calls: they create a response, not a resource.
@@ -68,7 +76,11 @@ def judge(call: Invocation, code: str) -> None:
     text = code[:_MAX_TEXT]
     for method, url in _requests(text):
         services.judge(call, method, [url])
-    if not _CREDENTIAL.search(text):
+    cloud = _CLOUD_SDK.search(text) is not None
+    if cloud:
+        for match in list(_CLOUD_WRITE.finditer(text))[:32]:
+            call.flag(_category(match.group(1)))
+    if not cloud and not _CREDENTIAL.search(text):
         return
     for match in list(_TABLE_WRITE.finditer(text))[:16]:
         call.flag(cat.DATABASE_DESTROY if match.group(1) == "delete" and not _FILTERED.match(
