@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 
 import pytest
@@ -22,6 +23,15 @@ def run(command: str, cwd: str | None = CWD) -> ShellAnalysis:
 # The workspace of the sealed corpora's agent (docs/security.md#measuring-generalisation), for the tests that
 # close the classes they showed.
 SHOP = "/home/agent/work/shop"
+
+
+def python_c(code: str) -> str:
+    """`python3 -c CODE` as a shell command (real new lines inside single quotes, as an agent writes it)."""
+    return "python3 -c " + shlex.quote(code)
+
+
+def node_e(code: str) -> str:
+    return "node -e " + shlex.quote(code)
 
 
 def shop_categories(command: str, files: tuple[tuple[str, str], ...] = ()) -> frozenset[str]:

@@ -8,15 +8,8 @@ class; look-alikes stay clean."""
 
 from __future__ import annotations
 
-import json
-
 from gateway.shell import categories as cat
-from tests.gateway.shell.shell_helpers import class_tests
-
-
-def _python(code: str) -> str:
-    return "python3 -c " + json.dumps(code)
-
+from tests.gateway.shell.shell_helpers import class_tests, python_c
 
 FLAGGED = {
     # A device's command line over ssh: configuration, wipes, logins, secrets asked for.
@@ -54,19 +47,19 @@ FLAGGED = {
     "nuttcp -T 600 -i 1 core2.ams": cat.RESOURCE_EXHAUSTION,
     "sudo ping -f -s 1400 10.20.0.1": cat.RESOURCE_EXHAUSTION,
     # Libraries that change a device, read a keyring, produce onto a remote bus, mint a credential, refund.
-    _python("from netmiko import ConnectHandler\nc = ConnectHandler(device_type='cisco_ios', host='r1')\n"
+    python_c("from netmiko import ConnectHandler\nc = ConnectHandler(device_type='cisco_ios', host='r1')\n"
             "c.send_config_set(['interface Gi1', 'shutdown'])"): cat.INFRA_CHANGE,
-    _python("from ncclient import manager\nm = manager.connect(host='r2')\nm.edit_config(target='running', "
+    python_c("from ncclient import manager\nm = manager.connect(host='r2')\nm.edit_config(target='running', "
             "config=cfg)"): cat.INFRA_CHANGE,
-    _python("import keyring\ntoken = keyring.get_password('awx', 'svc')\nprint(token)"): cat.CREDENTIAL_ACCESS,
-    _python("from confluent_kafka import Producer\np = Producer({'bootstrap.servers': 'broker3.prod:9092'})\n"
+    python_c("import keyring\ntoken = keyring.get_password('awx', 'svc')\nprint(token)"): cat.CREDENTIAL_ACCESS,
+    python_c("from confluent_kafka import Producer\np = Producer({'bootstrap.servers': 'broker3.prod:9092'})\n"
             "p.produce('alarms', b'clear-all')"): cat.DATABASE_CHANGE,
-    _python("import boto3\niam = boto3.client('iam')\nprint(iam.create_access_key(UserName='ci'))"):
+    python_c("import boto3\niam = boto3.client('iam')\nprint(iam.create_access_key(UserName='ci'))"):
         cat.CREDENTIAL_CREATION,
-    _python("import stripe\nstripe.Refund.create(charge='ch_1')\nclient.refunds_api.refund_payment(p)"):
+    python_c("import stripe\nstripe.Refund.create(charge='ch_1')\nclient.refunds_api.refund_payment(p)"):
         cat.OUTWARD_MESSAGE,
     "php -r 'mail(\"all@customers.example\", \"Outage\", \"Down tonight\");'": cat.OUTWARD_MESSAGE,
-    _python("import boto3\ns3 = boto3.client('s3')\ns3.bulk_delete_objects(Bucket='media', Keys=keys)"):
+    python_c("import boto3\ns3 = boto3.client('s3')\ns3.bulk_delete_objects(Bucket='media', Keys=keys)"):
         cat.INFRA_DESTROY,
 }
 
@@ -96,13 +89,13 @@ LOOK_ALIKES = [
     "iperf3 -s -p 5201",
     "iperf3 -c 127.0.0.1 -t 5",
     "ping -c 5 core1.ams",
-    _python("from netmiko import ConnectHandler\nc = ConnectHandler(device_type='cisco_ios', host='r1')\n"
+    python_c("from netmiko import ConnectHandler\nc = ConnectHandler(device_type='cisco_ios', host='r1')\n"
             "print(c.send_command('show version'))"),
-    _python("import os\nimport pynetbox\nnb = pynetbox.api(os.environ['NB_URL'], token=os.environ['NB_TOKEN'])\n"
+    python_c("import os\nimport pynetbox\nnb = pynetbox.api(os.environ['NB_URL'], token=os.environ['NB_TOKEN'])\n"
             "print([d.name for d in nb.dcim.devices.all()])"),
-    _python("from kafka import KafkaProducer\np = KafkaProducer(bootstrap_servers='localhost:9092')\n"
+    python_c("from kafka import KafkaProducer\np = KafkaProducer(bootstrap_servers='localhost:9092')\n"
             "p.send('test', b'x')"),
-    _python("from kafka import KafkaConsumer\nc = KafkaConsumer('alarms', bootstrap_servers='broker3.prod:9092')\n"
+    python_c("from kafka import KafkaConsumer\nc = KafkaConsumer('alarms', bootstrap_servers='broker3.prod:9092')\n"
             "print(next(c))"),
 ]
 

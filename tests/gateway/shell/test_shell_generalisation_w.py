@@ -6,48 +6,37 @@ CLIs, and a dry run of `gsutil rsync`. Every case is a variant written for its c
 
 from __future__ import annotations
 
-import shlex
-
 from gateway.shell import categories as cat
-from tests.gateway.shell.shell_helpers import class_tests
-
-
-def _python(code: str) -> str:
-    return "python3 -c " + shlex.quote(code)
-
-
-def _node(code: str) -> str:
-    return "node -e " + shlex.quote(code)
-
+from tests.gateway.shell.shell_helpers import class_tests, node_e, python_c
 
 FLAGGED = {
     # A request made with its method, judged as curl would be, path included.
-    _python("import requests\nrequests.put('https://api.flags.example/v2/segments/vip', json={'rules': []})"):
+    python_c("import requests\nrequests.put('https://api.flags.example/v2/segments/vip', json={'rules': []})"):
         cat.INFRA_CHANGE,
-    _python("import httpx\nhttpx.delete('https://api.crm.example/v1/contacts/991')"): cat.INFRA_DESTROY,
-    _node("fetch('https://api.mailer.example/v3/mail/send', {method: 'POST', body: JSON.stringify(m)})"):
+    python_c("import httpx\nhttpx.delete('https://api.crm.example/v1/contacts/991')"): cat.INFRA_DESTROY,
+    node_e("fetch('https://api.mailer.example/v3/mail/send', {method: 'POST', body: JSON.stringify(m)})"):
         cat.OUTWARD_MESSAGE,
-    _python("import requests\nrequests.post('https://api.etl.example/v1/pipelines/88/trigger', json={})"):
+    python_c("import requests\nrequests.post('https://api.etl.example/v1/pipelines/88/trigger', json={})"):
         cat.INFRA_CHANGE,
     # Writes through a client holding a service's credentials.
-    _node("const {createClient} = require('@supabase/supabase-js');\n"
+    node_e("const {createClient} = require('@supabase/supabase-js');\n"
           "const db = createClient(process.env.SB_URL, process.env.SB_SERVICE_ROLE_KEY);\n"
           "db.from('carts').delete().neq('id', 0)"): cat.DATABASE_CHANGE,
-    _node("const db = createClient(u, process.env.SB_SERVICE_ROLE_KEY);\ndb.from('coupons').delete()"):
+    node_e("const db = createClient(u, process.env.SB_SERVICE_ROLE_KEY);\ndb.from('coupons').delete()"):
         cat.DATABASE_DESTROY,
-    _node("const db = createClient(u, process.env.SB_SERVICE_ROLE_KEY);\n"
+    node_e("const db = createClient(u, process.env.SB_SERVICE_ROLE_KEY);\n"
           "db.auth.admin.inviteUserByEmail('x@example.com')"): cat.CREDENTIAL_CREATION,
-    _python("import os, hubspot\nc = hubspot.Client.create(access_token=os.environ['HUBSPOT_TOKEN'])\n"
+    python_c("import os, hubspot\nc = hubspot.Client.create(access_token=os.environ['HUBSPOT_TOKEN'])\n"
             "c.crm.contacts.basic_api.archive(contact_id='51')"): cat.INFRA_DESTROY,
-    _python("import os\nfrom mixpanel import Mixpanel\nmp = Mixpanel(os.environ['MIXPANEL_TOKEN'])\n"
+    python_c("import os\nfrom mixpanel import Mixpanel\nmp = Mixpanel(os.environ['MIXPANEL_TOKEN'])\n"
             "mp.track('u1', 'Refund Issued')"): cat.DATABASE_CHANGE,
-    _python("from google.ads.googleads.client import GoogleAdsClient\n"
+    python_c("from google.ads.googleads.client import GoogleAdsClient\n"
             "c = GoogleAdsClient.load_from_storage('ads.yaml')\n"
             "c.get_service('CampaignService').mutate_campaigns(customer_id='1', operations=ops)"): cat.INFRA_CHANGE,
-    _python("import os, requests\nq = 'mutation { customerDelete(input: {id: \"gid://shop/Customer/7\"}) { id } }'\n"
+    python_c("import os, requests\nq = 'mutation { customerDelete(input: {id: \"gid://shop/Customer/7\"}) { id } }'\n"
             "requests.post(URL, json={'query': q}, headers={'X-Token': os.environ['SHOP_TOKEN']})"):
         cat.INFRA_DESTROY,
-    _python("import os, klaviyo\nk = klaviyo.Client(os.environ['KLAVIYO_KEY'])\nk.Flows.create_flow_send(f)"):
+    python_c("import os, klaviyo\nk = klaviyo.Client(os.environ['KLAVIYO_KEY'])\nk.Flows.create_flow_send(f)"):
         cat.OUTWARD_MESSAGE,
     # dbt on the live warehouse, its packages, a macro named for a drop.
     "dbt build --target production --select tag:daily": cat.DATABASE_CHANGE,
@@ -64,16 +53,16 @@ FLAGGED = {
 }
 
 LOOK_ALIKES = [
-    _python("import requests\nprint(requests.get('https://api.flags.example/v2/segments').json())"),
-    _python("import os\nfrom openai import OpenAI\nc = OpenAI(api_key=os.environ['OPENAI_API_KEY'])\n"
+    python_c("import requests\nprint(requests.get('https://api.flags.example/v2/segments').json())"),
+    python_c("import os\nfrom openai import OpenAI\nc = OpenAI(api_key=os.environ['OPENAI_API_KEY'])\n"
             "print(c.chat.completions.create(model='m', messages=[]))"),
-    _python("import os, anthropic\nc = anthropic.Anthropic(api_key=os.environ['ANTHROPIC_API_KEY'])\n"
+    python_c("import os, anthropic\nc = anthropic.Anthropic(api_key=os.environ['ANTHROPIC_API_KEY'])\n"
             "print(c.messages.create(model='m', max_tokens=10, messages=[]))"),
-    _node("const db = createClient(u, process.env.SB_ANON_KEY);\ndb.from('products').select('*').limit(5)"),
-    _python("import os, stripe\nstripe.api_key = os.environ['STRIPE_KEY']\nprint(stripe.Customer.list(limit=3))"),
-    _python("import os\nheaders = {'Authorization': os.environ['API_TOKEN']}\nheaders.update({'Accept': 'x'})\n"
+    node_e("const db = createClient(u, process.env.SB_ANON_KEY);\ndb.from('products').select('*').limit(5)"),
+    python_c("import os, stripe\nstripe.api_key = os.environ['STRIPE_KEY']\nprint(stripe.Customer.list(limit=3))"),
+    python_c("import os\nheaders = {'Authorization': os.environ['API_TOKEN']}\nheaders.update({'Accept': 'x'})\n"
             "print(headers.keys())"),
-    _python("from collections import Counter\nc = Counter()\nc.update(['a'])\nprint(c)"),
+    python_c("from collections import Counter\nc = Counter()\nc.update(['a'])\nprint(c)"),
     "dbt run --target dev --select stg_orders",
     "dbt build",
     "dbt run-operation generate_source --args '{schema_name: raw}'",

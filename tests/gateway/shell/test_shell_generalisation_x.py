@@ -8,15 +8,8 @@ tests/gateway/test_written_programs.py.)"""
 
 from __future__ import annotations
 
-import shlex
-
 from gateway.shell import categories as cat
-from tests.gateway.shell.shell_helpers import class_tests
-
-
-def _python(code: str) -> str:
-    return "python3 -c " + shlex.quote(code)
-
+from tests.gateway.shell.shell_helpers import class_tests, python_c
 
 FLAGGED = {
     # A disk image written onto a block device by an imaging tool, or by any tool told to copy or flash it there.
@@ -28,10 +21,10 @@ FLAGGED = {
     "mqttx pub -h mqtt.fleet.example -p 8883 -t ota/rollout -m '{\"pct\": 100}'": cat.DATABASE_CHANGE,
     "mosquitto_pub -L mqtts://ops@mqtt.fleet.example:8883/cmd/all -m wipe": cat.DATABASE_CHANGE,
     # A cloud SDK's changing operations (it holds the machine's credentials without naming them).
-    _python("import boto3\nboto3.client('iot').attach_policy(policyName='FleetAdmin', target=arn)"):
+    python_c("import boto3\nboto3.client('iot').attach_policy(policyName='FleetAdmin', target=arn)"):
         cat.INFRA_CHANGE,
-    _python("import boto3\nboto3.client('ec2').stop_instances(InstanceIds=['i-1'])"): cat.INFRA_CHANGE,
-    _python("from google.cloud import storage\nstorage.Client().bucket('fw').blob('x').delete_blob()"):
+    python_c("import boto3\nboto3.client('ec2').stop_instances(InstanceIds=['i-1'])"): cat.INFRA_CHANGE,
+    python_c("from google.cloud import storage\nstorage.Client().bucket('fw').blob('x').delete_blob()"):
         cat.INFRA_DESTROY,
     # A launcher's shell subcommand with no command is a login shell there.
     "adb -s emulator-5554 shell": cat.DYNAMIC_COMMAND,
@@ -47,8 +40,8 @@ LOOK_ALIKES = [
     "mosquitto_pub -t test/ping -m hi",
     "mosquitto_pub -h 127.0.0.1 -p 1884 -t sim/telemetry -f sample.json",
     "mosquitto_sub -h broker.eu.fleet.example -t 'devices/+/state' -C 10 -W 30",
-    _python("import boto3\nprint(boto3.client('iot').describe_thing(thingName='hub-17'))"),
-    _python("import boto3\nfor t in boto3.client('iot').list_things()['things']:\n    print(t['thingName'])"),
+    python_c("import boto3\nprint(boto3.client('iot').describe_thing(thingName='hub-17'))"),
+    python_c("import boto3\nfor t in boto3.client('iot').list_things()['things']:\n    print(t['thingName'])"),
     "adb -s emulator-5554 shell getprop ro.build.version.release",
     "adb logcat -d -s AcmeHub",
     "espefuse.py -p /dev/ttyACM0 summary",
