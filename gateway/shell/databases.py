@@ -297,9 +297,49 @@ def mongo(call: Invocation) -> str | None:
     return None
 
 
+# What Ruby run against production data does (`rails runner -e production '…'`): a job's own code is judged
+# by its verbs, since in production even the everyday ones (`update_all`, `create!`, `deliver_later`) act on users.
+_RUBY_REMOVES = re.compile(r"\.(?:purge(?:_later)?|destroy(?:_all|_by)?|delete(?:_all|_by)?|clear|truncate)\b"
+                           r"|&:(?:purge|destroy|delete|clear)\b")
+_RUBY_MAILS = re.compile(r"\bdeliver_(?:now|later)\b|Mailer\b")
+_RUBY_MINTS = re.compile(r"\.(?:api_)?(?:tokens|api_keys|keys|credentials|secrets)\.(?:create|new)!?\b")
+_RUBY_WRITES = re.compile(r"\.(?:update(?:_all|_column|_columns|_attribute)?|save|create|insert_all|upsert_all"
+                          r"|increment|decrement|toggle|touch)!?[\s(]")
+
+
+def production_ruby(code: str) -> str | None:
+    for pattern, category in ((_RUBY_MINTS, cat.CREDENTIAL_CREATION), (_RUBY_MAILS, cat.OUTWARD_MESSAGE),
+                              (_RUBY_REMOVES, cat.DATABASE_DESTROY), (_RUBY_WRITES, cat.DATABASE_CHANGE)):
+        if pattern.search(code[: 1 << 16]):
+            return category
+    return None
+
+
+def _production(call: Invocation) -> bool:
+    values = [w.value for w in call.args]
+    named = [values[i + 1] for i, v in enumerate(values[:-1]) if v in ("-e", "--environment")]
+    named += [v.split("=", 1)[1] for v in values if v.startswith(("-e=", "--environment="))]
+    named.append(call.scope.vars.get("RAILS_ENV", "") or call.scope.vars.get("RACK_ENV", ""))
+    return any(n.lower() in ("production", "prod") for n in named)
+
+
 def framework_db(call: Invocation) -> str | None:
-    """rails/rake db:drop|db:reset, prisma migrate reset, django flush."""
+    """rails/rake db:drop|db:reset, prisma migrate reset, django flush; a Rails database console by its SQL;
+    a Rails runner's code against production data by what it writes."""
     w = words(call)
+    if call.name in ("rails", "bin/rails") and w[:1] in (["dbconsole"], ["db"]):
+        if call.stdin.script is None:
+            return cat.DYNAMIC_COMMAND  # typed in later: unknowable
+        return sql_effect(call.stdin.script)
+    if call.name in ("rails", "bin/rails") and w[:1] in (["runner"], ["r"]) and _production(call):
+        values = [x.value for x in call.args]
+        start = values.index(next(v for v in values if v.lower() == w[0])) + 1
+        skip = False
+        for value in values[start:]:  # the code: the first operand that is not `-e production`'s value
+            if skip or value.startswith("-"):
+                skip = not skip and value in ("-e", "--environment")
+                continue
+            return production_ruby(value)
     if any(x in ("db:drop", "db:reset", "db:schema:load", "db:purge") for x in w):
         return cat.DATABASE_DESTROY
     if w[:2] == ["migrate", "reset"] or (w[:2] == ["db", "push"] and "--force-reset" in flags(call)):

@@ -381,4 +381,9 @@ def opens_console(call: Invocation) -> bool:
     if first not in subcommands:
         return False
     rest = [w for w in call.args if not w.value.startswith("-") and w.value != first]
+    if (call.name, first) in _JUDGED_INPUT and call.stdin.script is not None and not call.stdin.opaque:
+        return False  # `rails dbconsole <<< 'SELECT …'`: its SQL is known and judged (databases.framework_db)
     return not (call.name == "dotnet" and rest)  # `dotnet fsi script.fsx` runs a file
+
+
+_JUDGED_INPUT = frozenset({("rails", "dbconsole"), ("rails", "db")})

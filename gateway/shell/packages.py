@@ -173,6 +173,7 @@ _DEPENDENCY_INSTALLS: dict[str, tuple[tuple[str, ...], ...]] = {
     "mint": (("install",), ("bootstrap",)),
     "ansible-galaxy": (("collection", "install"), ("role", "install"), ("install",)),
     "dbt": (("deps",),),  # packages from the hub or git, with their macros
+    "expo": (("install",),),  # `npx expo install expo-av`: npm packages at versions the SDK pins
 }
 
 

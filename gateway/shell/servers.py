@@ -65,8 +65,8 @@ def listens(call: Invocation) -> bool:
         return True
     if name in _ALWAYS:
         return not _reads_saved_capture(name, values)
-    if name in _TUNNELS and _TUNNELS[name] in values:
-        return True
+    if (name in _TUNNELS and _TUNNELS[name] in values) or "--tunnel" in values:
+        return True  # (`expo start --tunnel`: a dev server put on a public address through a tunnel service)
     if name == "fzf":
         return any(v == "--listen" or v.startswith("--listen=") for v in values)
     if name == "ssh":

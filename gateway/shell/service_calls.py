@@ -60,6 +60,11 @@ _CLOUD_SDK = re.compile(r"""\bboto3\b|\bbotocore\b|google\.cloud|from\s+azure|@a
 _CLOUD_WRITE = re.compile(r"""\.((?:put|modify|attach|detach|start|stop|reboot|associate|disassociate|register"""
                           r"""|deregister|tag|untag|rotate|revoke|reset|cancel|replace|restore|grant|assign|update"""
                           r"""|create|delete|publish|send|invoke)_\w+)\s*\(""")
+# A service's resource collection reached through its client (`cf.dns.records.edit(…)`, `mux.video.assets.delete(
+# id)`, `stripe.customers.update(…)`): a plural noun after two or more steps, then a write. Its client often
+# reads the credentials itself, so this holds with none in sight (`this.cache.entries.delete(k)` is not a client).
+_COLLECTION_WRITE = re.compile(r"""(?<![\w.])(?!this\.|self\.|cls\.)[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\."""
+                               r"""([a-z][a-z_]*s)\.(create|update|edit|delete|del|remove|destroy|patch|purge)\s*\(""")
 _TABLE_WRITE = re.compile(r"""\.from\(\s*['"`][\w.]+['"`]\s*\)\s*\.\s*(update|upsert|insert|delete)\s*\(""")
 _MUTATION = re.compile(r"""\bmutation\b[^{]{0,200}\{\s*([A-Za-z_]\w*)""")
 # A language model's prompt and its other read-like calls: they create a response, not a resource.
@@ -76,6 +81,10 @@ def judge(call: Invocation, code: str) -> None:
     text = code[:_MAX_TEXT]
     for method, url in _requests(text):
         services.judge(call, method, [url])
+    for match in list(_COLLECTION_WRITE.finditer(text))[:16]:
+        if not _MODEL_CALL.search(match.group(1)):  # `client.chat.completions.create(…)`: a prompt
+            call.flag(_category(match.group(2)) if match.group(2) not in ("create", "update", "edit", "patch")
+                      else _category(match.group(1) + "_" + match.group(2)))
     cloud = _CLOUD_SDK.search(text) is not None
     if cloud:
         for match in list(_CLOUD_WRITE.finditer(text))[:32]:

@@ -67,7 +67,8 @@ _RPC_PATH = re.compile(r"(?:^|/)restconf/(?:operations|data)(?:/|$)|(?:^|/)(?:ap
                        r"|(?:^|/)netconf(?:/|$)")
 # A write to a collection of credentials or accounts (`/robots`, `/api-keys`, `/users/42/tokens`).
 _IDENTITY_COLLECTION = re.compile(r"(?:^|/)(?:robots?|tokens|access[-_]?tokens|personal[-_]?access[-_]?tokens"
-                                  r"|api[-_]?keys|apikeys|keys|credentials|service[-_]?accounts|users|accounts"
+                                  r"|api[-_]?keys?|apikeys?|keys|access[-_]?keys?|credentials|service[-_]?accounts?"
+                                  r"|users|accounts"
                                   r"|client[-_]?secrets?"
                                   r"|deploy[-_]?keys|ssh[-_]?keys|secrets)/?$", re.I)
 # A write to an endpoint whose path says it delivers something to people (`…/messages:send`, `/sendMessage`,

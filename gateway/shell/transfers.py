@@ -211,7 +211,26 @@ def azcopy(call: Invocation) -> Flow:
     return OPAQUE
 
 
+_RCLONE_COPIES = frozenset({"copy", "copyto", "sync", "move", "moveto", "bisync"})
+_REMOTE_SPEC = re.compile(r"^[\w.-]{2,}:")  # `gdrive:exports`, `r2:bucket/x` (one letter is a Windows drive)
+
+
+def rclone(call: Invocation) -> Flow:
+    """`rclone copy exports/ gdrive:x`: local files written into a remote store — a change of that store, as
+    `aws s3 cp exports/ s3://x` is (its table reads a download the other way round)."""
+    operands = [w for w in call.args if not w.value.startswith("-")]
+    if any(w.value in ("--dry-run", "-n", "--interactive", "-i") for w in call.args):
+        return OPAQUE  # a rehearsal, or one that asks before each transfer
+    if len(operands) >= 3 and operands[0].value in _RCLONE_COPIES:
+        source, destination = operands[1], operands[-1]
+        if not _REMOTE_SPEC.match(source.value) and _REMOTE_SPEC.match(destination.value):
+            call.read(source)  # a secret sent there is still read
+            call.flag(cat.INFRA_CHANGE)
+    return OPAQUE
+
+
 HANDLERS = {name: noting(handler) for name, handler in {
+    "rclone": rclone,
     "sftp": sftp,
     "lftp": lftp,
     **dict.fromkeys(("ftp", "tnftp", "ncftp", "pftp", "netkit-ftp"), ftp),

@@ -78,7 +78,7 @@ ALLOWED = [
     "bazel build //:gazelle", "bazel run //:gazelle", "bazel test //...", "bazel run //cmd/server -- --port 8080",
     "earthly +build", "php -r 'echo strtoupper(\"ok\");'", "python3 -c 'import sys; sys.stdout.flush()'",
     "node -e 'c.send(new GetObjectCommand({Bucket: \"b\", Key: \"k\"}))'",
-    "rclone copy ./dist r2:static", "rclone ls r2:", "rclone sync --dry-run ./public r2:site",
+    "rclone ls r2:", "rclone sync --dry-run ./public r2:site",
     "pgbench -i -s 10 testdb", "pgbench -h localhost -c 10 -T 30 app",
     "while true; do curl -s localhost:8000/health; sleep 5; done",
     "for i in $(seq 1 10); do ffmpeg -i in.mp4 -ss $i -frames:v 1 ./thumbs/$i.png; done",
