@@ -76,17 +76,6 @@ TRAFFIC_GENERATORS = frozenset({"iperf", "iperf3", "iperf2", "nuttcp", "netperf"
 _PEER_OPTIONS = frozenset({"-c", "--client", "-H", "--host", "--dest-ip"})
 
 
-def publishes_remotely(call: Invocation) -> bool:
-    """An MQTT client publishing (`mosquitto_pub`, `mqttx pub`, `mqtt pub`) to a broker that is not this machine,
-    named by `-h`/`--host` or a `-L`/`--url` URL (the default broker is localhost)."""
-    values = [w.value for w in call.args[:64]]
-    if call.name in ("mqttx", "mqtt") and "pub" not in values[:2] and "publish" not in values[:2]:
-        return False
-    named = [values[i + 1] for i, v in enumerate(values[:-1]) if v in ("-h", "--host", "-L", "--url")]
-    return any(not hosts.is_local(hosts.normalize(h.split("://", 1)[-1].split("/", 1)[0]) or "localhost")
-               for h in named)
-
-
 def _remote_peer(call: Invocation) -> bool:
     values = [w.value for w in call.args[:64]]
     if call.name in ("ping", "ping6", "fping", "nping"):

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 
 from gateway.shell import categories as cat
-from gateway.shell import compose, databases, exhaustion, lexicon
+from gateway.shell import compose, databases, exhaustion, hosts, lexicon
 from gateway.shell.flow import LOCAL_DATA, OPAQUE, Flow
 from gateway.shell.generic import default_handler
 from gateway.shell.invocation import Handler, Invocation
@@ -375,6 +375,17 @@ def _run_package(call: Invocation) -> Flow:
     return OPAQUE
 
 
+def _publishes_remotely(call: Invocation) -> bool:
+    """An MQTT client publishing (`mosquitto_pub`, `mqttx pub`, `mqtt pub`) to a broker that is not this machine,
+    named by `-h`/`--host` or a `-L`/`--url` URL (the default broker is localhost)."""
+    values = [w.value for w in call.args[:64]]
+    if call.name in ("mqttx", "mqtt") and "pub" not in values[:2] and "publish" not in values[:2]:
+        return False
+    named = [values[i + 1] for i, v in enumerate(values[:-1]) if v in ("-h", "--host", "-L", "--url")]
+    return any(not hosts.is_local(hosts.normalize(h.split("://", 1)[-1].split("/", 1)[0]) or "localhost")
+               for h in named)
+
+
 def _handler(judge: Callable[[Invocation], str | None]) -> Handler:
     """The judge, then the rest as for any program: path arguments, URL hosts, and a shell handed over
     (`docker run -it alpine /bin/sh`, `kubectl exec -it pod -- bash`)."""
@@ -428,7 +439,7 @@ INFRA: dict[str, Handler] = {
     # MQTT: a message published to a broker off this machine reaches the devices and services subscribed to it
     # (`mosquitto_pub -h mqtt.prod -t fleet/ota -r …`), as `kcat -P` does for Kafka; a local broker is a test's.
     **dict.fromkeys(["mosquitto_pub", "mosquitto_rr", "mqttx", "mqtt"], _handler(
-        lambda call: cat.DATABASE_CHANGE if exhaustion.publishes_remotely(call) else None)),
+        lambda call: cat.DATABASE_CHANGE if _publishes_remotely(call) else None)),
     "mysqladmin": _handler(lambda call: cat.DATABASE_DESTROY if "drop" in words(call) else None),
     **dict.fromkeys(["rails", "rake", "prisma"], _handler(databases.framework_db)),
     "twine": _handler(_first_word_publishes("upload")),

@@ -110,8 +110,6 @@ _OPERATION_OBJECT = re.compile(r"""\b(?:new\s+)?(?:Delete|Destroy|Purge|Terminat
                                r"""(?:Command|Request|Input)\s*[(.]""")
 _SCHEDULED_DELETION = re.compile(r"""\.schedule_?\w*deletion\w*\s*\(""", re.I)  # KMS keys, secrets, projects
 # Through a cloud SDK even the everyday words remove (`remove_role_from_instance_profile`), empty and terminate.
-_CLOUD_SDK = re.compile(r"""\bboto3\b|\bbotocore\b|google\.cloud|from\s+azure|@aws-sdk/|['"]aws-sdk['"]"""
-                        r"""|@google-cloud/|@azure/""", re.I)
 _CLOUD_REMOVES = re.compile(r"""\.(?:remove|empty|terminate)\w*\s*\(""")
 # Payment and messaging resources created through an SDK (`stripe.Refund.create`, `client.refunds.create`,
 # `twilio … messages.create` — the latter only with a messaging SDK: an LLM SDK's messages.create is a prompt).
@@ -409,7 +407,7 @@ def sdk_verbs(code: str, language: str | None) -> list[str]:
     if _OPERATION_OBJECT.search(text):
         out.append(cat.INFRA_DESTROY)
     if _DROPS.search(text) or _SCHEDULED_DELETION.search(text) or (
-            _CLOUD_SDK.search(text) and _CLOUD_REMOVES.search(text)):
+            service_calls.CLOUD_SDK.search(text) and _CLOUD_REMOVES.search(text)):
         out.append(cat.INFRA_DESTROY)
     if _SENDS.search(text) or _MONEY.search(text) or _REFUNDS.search(text) or (
             _MESSAGING_SDK.search(text) and _MESSAGE_CREATE.search(text)) or (

@@ -55,8 +55,8 @@ _WRITE_CALL = re.compile(r"""\.((?:api_)?(?:create|update|mutate|upsert|trigger|
 # A cloud SDK holds the machine's credentials without naming them (boto3, the Google and Azure libraries): its
 # clients' changing operations are named by more verbs (`update_thing_shadow`, `put_object`, `stop_instances`,
 # `attach_role_policy`); `get_`, `list_`, `describe_` read.
-_CLOUD_SDK = re.compile(r"""\bboto3\b|\bbotocore\b|google\.cloud|from\s+azure|@aws-sdk/|['"]aws-sdk['"]"""
-                        r"""|@google-cloud/|@azure/""", re.I)
+CLOUD_SDK = re.compile(r"""\bboto3\b|\bbotocore\b|google\.cloud|from\s+azure|@aws-sdk/|['"]aws-sdk['"]"""
+                       r"""|@google-cloud/|@azure/""", re.I)
 _CLOUD_WRITE = re.compile(r"""\.((?:put|modify|attach|detach|start|stop|reboot|associate|disassociate|register"""
                           r"""|deregister|tag|untag|rotate|revoke|reset|cancel|replace|restore|grant|assign|update"""
                           r"""|create|delete|publish|send|invoke)_\w+)\s*\(""")
@@ -85,7 +85,7 @@ def judge(call: Invocation, code: str) -> None:
         if not _MODEL_CALL.search(match.group(1)):  # `client.chat.completions.create(…)`: a prompt
             call.flag(_category(match.group(2)) if match.group(2) not in ("create", "update", "edit", "patch")
                       else _category(match.group(1) + "_" + match.group(2)))
-    cloud = _CLOUD_SDK.search(text) is not None
+    cloud = CLOUD_SDK.search(text) is not None
     if cloud:
         for match in list(_CLOUD_WRITE.finditer(text))[:32]:
             call.flag(_category(match.group(1)))
